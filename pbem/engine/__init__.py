@@ -1,0 +1,79 @@
+"""The rules of Jaipur, pure: no I/O, no clock, no web or database.
+
+Everything else in pbem trusts this package and re-implements no rule.
+"""
+
+from .cards import CARDS, GOODS, Card
+from .errors import IllegalMoveError, InvalidMoveError, MoveError
+from .match import Match, Outcome, Status
+from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from .notation import format_move, move_line, parse_move
+from .position import position_hash, position_json
+from .record import (
+    ENGINE,
+    RECORD_FORMAT,
+    LoggedMove,
+    Record,
+    RecordError,
+    ReplayError,
+    Verification,
+    build_record,
+    chain_hash,
+    load_record,
+    log_move,
+    read_record,
+    replay,
+    replay_moves,
+    replay_states,
+    result_json,
+    verify,
+)
+from .round import Round, RoundResult
+from .views import OpenPlayer, OwnPlayer, PublicView, SeatView, public_view, seat_view
+
+__all__ = [
+    "CARDS",
+    "ENGINE",
+    "GOODS",
+    "RECORD_FORMAT",
+    "Card",
+    "Exchange",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "LoggedMove",
+    "Match",
+    "Move",
+    "MoveError",
+    "OpenPlayer",
+    "Outcome",
+    "OwnPlayer",
+    "PublicView",
+    "Record",
+    "RecordError",
+    "ReplayError",
+    "Round",
+    "RoundResult",
+    "SeatView",
+    "Sell",
+    "Status",
+    "TakeCamels",
+    "TakeGood",
+    "Verification",
+    "build_record",
+    "chain_hash",
+    "format_move",
+    "load_record",
+    "log_move",
+    "move_line",
+    "parse_move",
+    "position_hash",
+    "position_json",
+    "public_view",
+    "read_record",
+    "replay",
+    "replay_moves",
+    "replay_states",
+    "result_json",
+    "seat_view",
+    "verify",
+]

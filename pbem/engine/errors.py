@@ -1,0 +1,76 @@
+"""Errors a player can read.
+
+Each error carries a stable ``code`` and its ``params`` (which rule, which
+cards), so a layer above can render it in the player's language; ``str(error)``
+is the English text, which the engine writes for players, not for programmers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: English text of every error, by code; ``{name}`` placeholders come from params.
+MESSAGES: dict[str, str] = {
+    # unreadable text
+    "empty": "no move found: write one, e.g. 'take diamond', 'camels', "
+    "'exchange spice spice for camel camel' or 'sell 3 cloth'",
+    "unknown_verb": "'{word}' is not a move: start with take, camels, exchange or sell",
+    "unknown_card": "'{word}' is not a card: the cards are diamond, gold, silver, cloth, "
+    "spice, leather and camel",
+    "ambiguous_card": "'{word}' could be {choices}: write more of the word",
+    "bad_count": "'{word}' is not a count a move can use",
+    "dangling_count": "the count {count} is not followed by a card",
+    "take_needs_one_good": "'take' takes one good, e.g. 'take gold'; to take several, "
+    "exchange them: 'exchange spice spice for camel camel'",
+    "take_several": "taking {count} cards is an exchange: say what you give back, "
+    "e.g. 'exchange {cards} for …'",
+    "camels_take_all": "camels are taken all at once: write 'camels'",
+    "camels_extra": "'camels' takes all the camels in the market and nothing else",
+    "exchange_needs_for": "an exchange names what you take and what you give back: "
+    "'exchange spice spice for camel camel'",
+    "exchange_camel_taken": "camels cannot be taken in an exchange: write 'camels' "
+    "to take all of them",
+    "sell_needs_cards": "say what to sell, e.g. 'sell 3 cloth'",
+    "sell_one_type": "a sale is of one type of good only, not {goods}",
+    "sell_camel": "camels are never sold",
+    # forbidden by the rules
+    "game_over": "the game is over: no more moves",
+    "round_over": "the round is over",
+    "not_your_turn": "it is not your turn: seat {to_move} is to move",
+    "hand_limit_take": "you hold {hand} cards: taking one more would exceed the hand limit of 7",
+    "hand_limit_exchange": "after this exchange you would hold {after} cards in hand: "
+    "the hand limit is 7",
+    "not_in_market": "the market has {have} {card}: you cannot take {want}",
+    "no_camels_in_market": "there are no camels in the market to take",
+    "exchange_too_few": "an exchange takes 2 or more cards from the market; to take one "
+    "card, write 'take <good>'",
+    "exchange_unequal": "an exchange gives back as many cards as it takes: you take "
+    "{taken} and give {given}",
+    "exchange_same_type": "you may not take and give back the same type of good "
+    "({card}) in one exchange",
+    "not_in_hand": "you hold {have} {card}: you cannot give or sell {want}",
+    "not_in_herd": "your herd has {have} camels: you cannot give {want}",
+    "sell_too_few_precious": "{card} must be sold at least 2 at a time",
+    "sell_nothing": "a sale sells at least one card",
+}
+
+
+class MoveError(ValueError):
+    """A move that was not made, with a reason a player can read."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        self.code = code
+        self.params = params
+        super().__init__(MESSAGES[code].format(**params))
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InvalidMoveError(MoveError):
+    """Text that is not a move at all (cannot be read)."""
+
+
+class IllegalMoveError(MoveError):
+    """A readable move that the position forbids."""

@@ -1,0 +1,137 @@
+"""The match: rounds dealt from one seed until a player holds two seals.
+
+``Match`` is the state the rest of the project replays: ``Match.new(seed)``
+then ``apply`` for each logged move. When a move ends a round, the round is
+scored at once and, unless the match is decided, the next one is dealt, so
+the state after any move is always either a round in progress or a finished
+match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from . import rng
+from .cards import SEALS_TO_WIN
+from .errors import IllegalMoveError
+from .moves import Move
+from .round import Round, RoundResult
+
+
+class Status(StrEnum):
+    IN_PROGRESS = "in_progress"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished match ended."""
+
+    winner: int
+    seals: tuple[int, int]
+
+
+class Match:
+    """A whole match of Jaipur, immutable; ``apply`` returns the next state."""
+
+    __slots__ = ("first_player", "results", "round", "seals", "seed", "winner")
+
+    seed: bytes
+    first_player: int
+    results: tuple[RoundResult, ...]
+    seals: tuple[int, int]
+    round: Round
+    winner: int | None
+
+    @classmethod
+    def new(cls, seed: bytes, first_player: int | None = None) -> Match:
+        """Round 1 dealt from ``seed``; its starter is chosen or drawn from the seed."""
+        if len(seed) != rng.SEED_BYTES:
+            raise ValueError("a seed is 32 bytes")
+        starter = rng.first_player(seed) if first_player is None else first_player
+        if starter not in (0, 1):
+            raise ValueError("the first player is seat 0 or 1")
+        m = cls.__new__(cls)
+        m.seed = seed
+        m.first_player = starter
+        m.results = ()
+        m.seals = (0, 0)
+        m.round = Round.deal(seed, 1, starter)
+        m.winner = None
+        return m
+
+    # -------------------------------------------------------------- questions
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def status(self) -> Status:
+        return Status.FINISHED if self.winner is not None else Status.IN_PROGRESS
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.winner is not None else self.round.to_move
+
+    @property
+    def round_number(self) -> int:
+        return self.round.number
+
+    def outcome(self) -> Outcome | None:
+        if self.winner is None:
+            return None
+        return Outcome(self.winner, self.seals)
+
+    def legal_moves(self) -> list[Move]:
+        return [] if self.winner is not None else self.round.legal_moves()
+
+    def is_legal(self, move: Move, seat: int | None = None) -> bool:
+        try:
+            self.check(move, seat)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def check(self, move: Move, seat: int | None = None) -> None:
+        """Raise ``IllegalMoveError`` with the reason if ``move`` is not legal now."""
+        self.apply(move, seat)
+
+    # ---------------------------------------------------------------- moves
+
+    def apply(self, move: Move, seat: int | None = None) -> Match:
+        """The match after ``move``; ``seat``, when given, must be the seat to move."""
+        if self.winner is not None:
+            raise IllegalMoveError("game_over")
+        new_round = self.round.apply(move, seat)
+        m = Match.__new__(Match)
+        m.seed = self.seed
+        m.first_player = self.first_player
+        m.results = self.results
+        m.seals = self.seals
+        m.winner = None
+        m.round = new_round
+        if new_round.end is not None:
+            m._finish_round()
+        return m
+
+    def _finish_round(self) -> None:
+        result = self.round.result()
+        self.results = (*self.results, result)
+        if result.seal is not None:
+            seals = list(self.seals)
+            seals[result.seal] += 1
+            self.seals = (seals[0], seals[1])
+            if seals[result.seal] >= SEALS_TO_WIN:
+                self.winner = result.seal
+                return
+        self.round = Round.deal(self.seed, result.number + 1, result.next_starter())
+
+    def play(self, moves: Iterable[Move]) -> Match:
+        """Apply a sequence of moves (each by the seat to move)."""
+        state = self
+        for move in moves:
+            state = state.apply(move)
+        return state

@@ -1,0 +1,71 @@
+"""Moves as small immutable values whose ``str`` is the canonical notation (FORMAT.md §3).
+
+A move says only what the player chose; whether the position allows it is the
+state's business (``RoundState.check``), as a ``chess.Move`` knows nothing of
+the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import Card
+
+
+def _canonical(cards: tuple[Card, ...] | list[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(Card(c) for c in cards))
+
+
+def _words(cards: tuple[Card, ...]) -> str:
+    return " ".join(card.word for card in cards)
+
+
+@dataclass(frozen=True, slots=True)
+class TakeGood:
+    """Take one goods card from the market, then refill it from the deck."""
+
+    good: Card
+
+    def __str__(self) -> str:
+        return f"take {self.good.word}"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeCamels:
+    """Take all the camels in the market into the herd, then refill the market."""
+
+    def __str__(self) -> str:
+        return "camels"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Take 2+ goods from the market and give back as many cards from hand and herd.
+
+    Both lists are kept in canonical card order, so two ways of writing the same
+    exchange are the same value.
+    """
+
+    taken: tuple[Card, ...]
+    given: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "taken", _canonical(self.taken))
+        object.__setattr__(self, "given", _canonical(self.given))
+
+    def __str__(self) -> str:
+        return f"exchange {_words(self.taken)} for {_words(self.given)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Sell:
+    """Sell ``count`` cards of one good from the hand."""
+
+    good: Card
+    count: int
+
+    def __str__(self) -> str:
+        return f"sell {self.count} {self.good.word}"
+
+
+Move = TakeGood | TakeCamels | Exchange | Sell

@@ -1,0 +1,142 @@
+"""The offline audit tools of FORMAT.md §5: ``pbem replay|moves|verify``.
+
+They read record files and need no server, no database and no configuration:
+an auditor with only the package can check any published game. Exit codes are
+part of the contract: 0 good, 1 an illegal move or a failed check, 2 not a record.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .engine import (
+    Match,
+    Record,
+    RecordError,
+    ReplayError,
+    position_json,
+    read_record,
+    replay,
+    result_json,
+    verify,
+)
+
+
+def _load(path: str) -> Record:
+    try:
+        return read_record(path)
+    except RecordError as exc:
+        click.echo(f"{path}: not a game record: {exc}", err=True)
+        sys.exit(2)
+
+
+def _replay(path: str, record: Record) -> Match:
+    try:
+        return replay(record)
+    except RecordError as exc:
+        click.echo(f"{path}: cannot replay: {exc}", err=True)
+        sys.exit(2)
+    except ReplayError as exc:
+        click.echo(f"{path}: illegal move {exc.n} ({exc.text!r}): {exc.error}", err=True)
+        sys.exit(1)
+
+
+def _player(record: Record, seat: int | None) -> str:
+    if seat is None:
+        return "nobody"
+    for p in record.players:
+        if p.get("seat") == seat and p.get("name"):
+            return f"seat {seat} ({p['name']})"
+    return f"seat {seat}"
+
+
+def describe(record: Record, match: Match) -> str:
+    """The result and the final position as text a person reads."""
+    lines = []
+    if match.is_over:
+        lines.append(
+            f"Finished: {_player(record, match.winner)} wins, seals "
+            f"{match.seals[0]}–{match.seals[1]}, after {len(record.moves)} moves."
+        )
+    else:
+        lines.append(
+            f"In progress after {len(record.moves)} moves: round {match.round_number}, "
+            f"{_player(record, match.to_move)} to move; seals {match.seals[0]}–{match.seals[1]}."
+        )
+    for r in match.results:
+        end = "three goods piles empty" if r.end == "piles" else "the deck ran out"
+        lines.append(
+            f"  Round {r.number}: {r.scores[0]}–{r.scores[1]} rupees ({end}); "
+            f"camel token: {_player(record, r.camel_token)}; seal: {_player(record, r.seal)}."
+        )
+    p = position_json(match)
+    lines.append(f"Position (round {p['round']}{', over' if p['round_over'] else ''}):")
+    lines.append(f"  market:  {' '.join(p['market'])}")
+    for seat in (0, 1):
+        lines.append(
+            f"  {_player(record, seat)}: hand {' '.join(p['hands'][seat]) or '-'}; "
+            f"herd {p['herds'][seat]}; goods tokens {p['goods_tokens'][seat]}; "
+            f"bonus tokens {p['bonus_tokens'][seat]}"
+        )
+    lines.append(f"  deck ({len(p['deck'])}): {' '.join(p['deck']) or '-'}")
+    lines.append(f"  discard: {' '.join(p['discard']) or '-'}")
+    piles = "; ".join(f"{g} {v}" for g, v in p["tokens"].items())
+    lines.append(f"  tokens:  {piles}")
+    return "\n".join(lines)
+
+
+@click.command("replay")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result and position as JSON.")
+def replay_command(file: str, as_json: bool) -> None:
+    """Replay a record: the result and the final position."""
+    record = _load(file)
+    match = _replay(file, record)
+    if as_json:
+        out = {"result": result_json(match), "position": position_json(match)}
+        click.echo(json.dumps(out, indent=1))
+    else:
+        click.echo(describe(record, match))
+
+
+@click.command("moves")
+@click.argument("file", type=click.Path(dir_okay=False))
+def moves_command(file: str) -> None:
+    """The legal moves after the record's last move, one per line."""
+    record = _load(file)
+    match = _replay(file, record)
+    if match.is_over:
+        click.echo(f"{file}: the game is over: there are no legal moves", err=True)
+        sys.exit(1)
+    for move in match.legal_moves():
+        click.echo(str(move))
+
+
+@click.command("verify")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def verify_command(files: tuple[str, ...]) -> None:
+    """Check records: format, seed against commitment, hash chain, replay, stored result."""
+    all_ok = True
+    for path in files:
+        try:
+            record = read_record(path)
+        except RecordError as exc:
+            click.echo(f"FAIL {path}: format: {exc}")
+            all_ok = False
+            continue
+        report = verify(record)
+        if report.ok:
+            names = ", ".join(c.name for c in report.checks)
+            click.echo(f"ok   {path}: {len(record.moves)} moves; {names} hold")
+        else:
+            failed = report.first_failure
+            assert failed is not None
+            click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
+            all_ok = False
+    sys.exit(0 if all_ok else 1)
+
+
+OFFLINE_COMMANDS = (replay_command, moves_command, verify_command)

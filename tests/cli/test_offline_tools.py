@@ -1,0 +1,127 @@
+"""FORMAT.md §5: ``pbem replay|moves|verify`` on record files, with their exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import main
+from tests.engine.records import play_record
+
+SEED = bytes.fromhex("ab" * 32)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("records")
+    finished = play_record(SEED, 1)
+    running = play_record(SEED, 1, stop_after=30)
+    paths = {
+        "finished": d / "finished.json",
+        "running": d / "running.json",
+        "bad_json": d / "bad.json",
+        "illegal": d / "illegal.json",
+        "tampered": d / "tampered.json",
+    }
+    paths["finished"].write_text(finished.dumps())
+    paths["running"].write_text(running.dumps())
+    paths["bad_json"].write_text("{ this is not a record")
+    data = json.loads(finished.dumps())
+    data["moves"] = [*data["moves"][:3], {"n": 4, "move": "sell 1 diamond"}]
+    del data["result"]
+    paths["illegal"].write_text(json.dumps(data))
+    data = json.loads(finished.dumps())
+    data["moves"][5]["move"] = "camels" if data["moves"][5]["move"] != "camels" else "take gold"
+    paths["tampered"].write_text(json.dumps(data))
+    return {k: str(v) for k, v in paths.items()}
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_replay_prints_the_result_and_position(files):
+    result = run("replay", files["finished"])
+    assert result.exit_code == 0, result.output
+    assert "Finished:" in result.output and "wins" in result.output
+    assert "Round 1:" in result.output
+    assert "market:" in result.output
+
+
+def test_replay_json_has_the_section_5_shape(files):
+    result = run("replay", "--json", files["finished"])
+    assert result.exit_code == 0
+    out = json.loads(result.output)
+    assert set(out) == {"result", "position"}
+    assert set(out["position"]) == {
+        "round",
+        "to_move",
+        "round_over",
+        "hands",
+        "herds",
+        "market",
+        "deck",
+        "discard",
+        "tokens",
+        "bonus",
+        "goods_tokens",
+        "bonus_tokens",
+        "seals",
+    }
+    assert out["result"]["status"] == "finished"
+    assert out["position"]["to_move"] is None
+    assert set(out["position"]["bonus"]) == {"3", "4", "5"}
+
+
+def test_replay_exits_1_at_the_first_illegal_move_naming_it(files):
+    result = run("replay", files["illegal"])
+    assert result.exit_code == 1
+    assert "illegal move 4" in result.output
+    assert "diamond must be sold at least 2 at a time" in result.output
+
+
+def test_replay_exits_2_on_a_file_that_is_not_a_record(files, tmp_path):
+    assert run("replay", files["bad_json"]).exit_code == 2
+    assert run("replay", str(tmp_path / "missing.json")).exit_code == 2
+    assert run("moves", files["bad_json"]).exit_code == 2
+
+
+def test_moves_lists_the_legal_moves_canonically(files):
+    result = run("moves", files["running"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines and len(lines) == len(set(lines))
+    from pbem.engine import parse_move
+
+    assert all(str(parse_move(line)) == line for line in lines)
+
+
+def test_moves_exits_1_when_the_game_is_over(files):
+    assert run("moves", files["finished"]).exit_code == 1
+
+
+def test_verify_passes_good_records_and_names_the_broken_check(files):
+    ok = run("verify", files["finished"], files["running"])
+    assert ok.exit_code == 0, ok.output
+    assert ok.output.count("ok ") == 2
+    bad = run("verify", files["finished"], files["tampered"], files["bad_json"])
+    assert bad.exit_code == 1
+    lines = bad.output.splitlines()
+    assert lines[0].startswith("ok")
+    assert lines[1].startswith("FAIL") and "chain" in lines[1]
+    assert lines[2].startswith("FAIL") and "format" in lines[2]
+
+
+def test_the_installed_command_runs_without_server_or_database(files):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pbem", "verify", files["finished"]],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ok" in proc.stdout

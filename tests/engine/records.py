@@ -1,0 +1,31 @@
+"""Random finished and running games as records, for record, CLI and benchmark tests."""
+
+from __future__ import annotations
+
+import random
+
+from pbem.engine import Match, Record, build_record, log_move, rng
+
+
+def play_record(seed: bytes, choice_seed: int, stop_after: int | None = None) -> Record:
+    """A record of a random game; ``stop_after`` moves makes a running one (seed withheld)."""
+    rnd = random.Random(choice_seed)
+    commitment = rng.commitment(seed)
+    state, log, previous = Match.new(seed), [], commitment
+    while not state.is_over and (stop_after is None or len(log) < stop_after):
+        seat, move = state.to_move, rnd.choice(state.legal_moves())
+        state = state.apply(move)
+        at = f"2026-12-02T{9 + len(log) // 3600:02d}:{len(log) // 60 % 60:02d}:{len(log) % 60:02d}Z"
+        entry = log_move(previous, len(log) + 1, seat, move, at, state)
+        log.append(entry)
+        previous = entry.hash
+    running = not state.is_over
+    return build_record(
+        seed=seed,
+        commitment=commitment,
+        moves=log,
+        final=None if running else state,
+        game_id=f"g{choice_seed}",
+        players=[{"seat": 0, "name": "Player A"}, {"seat": 1, "name": "Player B"}],
+        created_at="2026-12-02T09:00:00Z",
+    )
