@@ -107,4 +107,8 @@ def counts_of(cards: list[Card] | tuple[Card, ...]) -> tuple[int, ...]:
 
 def cards_of(counts: tuple[int, ...] | list[int]) -> tuple[Card, ...]:
     """The cards of a count tuple, in canonical order."""
-    return tuple(card for card in CARDS for _ in range(counts[card]))
+    out: list[Card] = []
+    for card, n in zip(CARDS, counts, strict=False):
+        if n:
+            out.extend((card,) * n)
+    return tuple(out)

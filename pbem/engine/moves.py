@@ -53,6 +53,14 @@ class Exchange:
         object.__setattr__(self, "taken", _canonical(self.taken))
         object.__setattr__(self, "given", _canonical(self.given))
 
+    @classmethod
+    def canonical(cls, taken: tuple[Card, ...], given: tuple[Card, ...]) -> Exchange:
+        """Build from lists already in canonical order (move generation), skipping the sort."""
+        move = object.__new__(cls)
+        object.__setattr__(move, "taken", taken)
+        object.__setattr__(move, "given", given)
+        return move
+
     def __str__(self) -> str:
         return f"exchange {_words(self.taken)} for {_words(self.given)}"
 

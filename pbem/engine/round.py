@@ -411,11 +411,12 @@ class Round:
         for k in range(2, total_market + 1):
             min_goods_given = max(0, size + k - HAND_LIMIT)
             for take in _submultisets(market_goods, k):
+                taken = cards_of(take)
                 offer = tuple(0 if take[c] else hand[c] for c in range(6))
                 for camels in range(min(herd, k - min_goods_given), -1, -1):
-                    goods_needed = k - camels
-                    for give in _submultisets(offer, goods_needed):
-                        moves.append(Exchange(cards_of((*take, 0)), cards_of((*give, camels))))
+                    camel_cards = (Card.CAMEL,) * camels
+                    for give in _submultisets(offer, k - camels):
+                        moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
         for g in GOODS:
             lowest = 2 if _PRECIOUS[g] else 1
             for count in range(lowest, hand[g] + 1):
