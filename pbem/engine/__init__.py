@@ -6,7 +6,7 @@ Everything else in pbem trusts this package and re-implements no rule.
 from .cards import CARDS, GOODS, Card
 from .errors import IllegalMoveError, InvalidMoveError, MoveError
 from .match import Match, Outcome, Status
-from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from .moves import Exchange, Move, Resign, Sell, TakeCamels, TakeGood
 from .notation import format_move, move_line, parse_move
 from .position import position_hash, position_json
 from .record import (
@@ -51,6 +51,7 @@ __all__ = [
     "Record",
     "RecordError",
     "ReplayError",
+    "Resign",
     "Round",
     "RoundResult",
     "SeatView",

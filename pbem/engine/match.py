@@ -16,7 +16,7 @@ from enum import StrEnum
 from . import rng
 from .cards import SEALS_TO_WIN
 from .errors import IllegalMoveError
-from .moves import Move
+from .moves import Move, Resign
 from .round import Round, RoundResult
 
 
@@ -36,7 +36,7 @@ class Outcome:
 class Match:
     """A whole match of Jaipur, immutable; ``apply`` returns the next state."""
 
-    __slots__ = ("first_player", "results", "round", "seals", "seed", "winner")
+    __slots__ = ("first_player", "resigned", "results", "round", "seals", "seed", "winner")
 
     seed: bytes
     first_player: int
@@ -44,6 +44,7 @@ class Match:
     seals: tuple[int, int]
     round: Round
     winner: int | None
+    resigned: int | None  # the seat that resigned, if the match ended so
 
     @classmethod
     def new(cls, seed: bytes, first_player: int | None = None) -> Match:
@@ -60,6 +61,7 @@ class Match:
         m.seals = (0, 0)
         m.round = Round.deal(seed, 1, starter)
         m.winner = None
+        m.resigned = None
         return m
 
     # -------------------------------------------------------------- questions
@@ -105,15 +107,24 @@ class Match:
         """The match after ``move``; ``seat``, when given, must be the seat to move."""
         if self.winner is not None:
             raise IllegalMoveError("game_over")
-        new_round = self.round.apply(move, seat)
+        if type(move) is Resign:
+            if seat is None:
+                raise IllegalMoveError("resign_needs_seat")
+            new_round = self.round
+        else:
+            new_round = self.round.apply(move, seat)
         m = Match.__new__(Match)
         m.seed = self.seed
         m.first_player = self.first_player
         m.results = self.results
         m.seals = self.seals
         m.winner = None
+        m.resigned = None
         m.round = new_round
-        if new_round.end is not None:
+        if type(move) is Resign:
+            m.resigned = seat
+            m.winner = 1 - seat  # type: ignore[operator]
+        elif new_round.end is not None:
             m._finish_round()
         return m
 

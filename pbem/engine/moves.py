@@ -76,4 +76,17 @@ class Sell:
         return f"sell {self.count} {self.good.word}"
 
 
-Move = TakeGood | TakeCamels | Exchange | Sell
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A seat gives up the match; the other seat wins at once.
+
+    Not a turn of the card game: either seat may resign at any time while the
+    match runs, so it is logged (and chained) like a move but never listed
+    among the legal moves.
+    """
+
+    def __str__(self) -> str:
+        return "resign"
+
+
+Move = TakeGood | TakeCamels | Exchange | Sell | Resign

@@ -14,7 +14,7 @@ import unicodedata
 
 from .cards import CARDS, Card
 from .errors import InvalidMoveError
-from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from .moves import Exchange, Move, Resign, Sell, TakeCamels, TakeGood
 
 _VERBS = {
     "take": "take",
@@ -24,6 +24,7 @@ _VERBS = {
     "trade": "exchange",
     "swap": "exchange",
     "sell": "sell",
+    "resign": "resign",
 }
 _SEPARATORS = frozenset({"for", "with", "give", "giving", "->", "=>", "→"})
 _FILLERS = frozenset({"and", "the", "all", "my", "of", "&", "a"})
@@ -144,6 +145,11 @@ def parse_move(text: str) -> Move:
     if not tokens:
         raise InvalidMoveError("empty")
     verb, rest = _verb(tokens[0]), tokens[1:]
+
+    if verb == "resign":
+        if rest:
+            raise InvalidMoveError("resign_extra")
+        return Resign()
 
     if verb == "camels":
         if rest:

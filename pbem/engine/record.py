@@ -305,6 +305,7 @@ def result_json(match: Match) -> dict[str, Any]:
         "seals": list(match.seals),
         "winner": match.winner,
         "status": match.status.value,
+        **({"resigned": match.resigned} if match.resigned is not None else {}),
     }
 
 

@@ -252,7 +252,7 @@ class Round:
             return self._exchange(me, move)  # type: ignore[arg-type]
         if kind is TakeCamels:
             return self._take_camels(me)
-        raise TypeError(f"not a move: {move!r}")
+        raise TypeError(f"not a move of a round: {move!r}")
 
     def _refill(self, r: Round, n: int) -> None:
         """Draw ``n`` cards into the market; a deck that cannot give them all ends the round."""

@@ -433,3 +433,21 @@ def test_a_full_tie_round_prolongs_the_match():
     assert after.results[-1].seal is None
     assert not after.is_over
     assert after.round.starter == 1
+
+
+# ------------------------------------------------------- resignation
+
+
+def test_either_seat_may_resign_and_the_other_wins_at_once():
+    from pbem.engine import Resign
+
+    m = Match.new(bytes(32))
+    not_to_move = 1 - m.to_move
+    after = m.apply(Resign(), seat=not_to_move)
+    assert after.is_over and after.winner == m.to_move
+    assert after.resigned == not_to_move
+    assert Resign() not in m.legal_moves()
+    with pytest.raises(IllegalMoveError) as info:
+        m.apply(Resign())
+    assert info.value.code == "resign_needs_seat"
+    assert parse_move(" Resign ") == Resign()
