@@ -10,6 +10,7 @@ import click
 
 from . import __version__
 from .offline import OFFLINE_COMMANDS
+from .server_cli import SERVER_COMMANDS
 
 
 @click.group()
@@ -18,5 +19,5 @@ def main() -> None:
     """pbem: play Jaipur by email, and replay and audit its games."""
 
 
-for _command in OFFLINE_COMMANDS:
+for _command in (*OFFLINE_COMMANDS, *SERVER_COMMANDS):
     main.add_command(_command)

@@ -116,10 +116,23 @@ def moves_command(file: str) -> None:
 
 
 @click.command("verify")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def verify_command(files: tuple[str, ...]) -> None:
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option(
+    "--game",
+    "game_ids",
+    multiple=True,
+    metavar="GAME_ID",
+    help="Verify a game stored in the server's database instead of a file.",
+)
+def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
     """Check records: format, seed against commitment, hash chain, replay, stored result."""
+    if not files and not game_ids:
+        raise click.UsageError("name record files, or --game GAME_ID")
     all_ok = True
+    if game_ids:
+        from .server_cli import verify_stored  # the database is needed only here
+
+        all_ok = all([verify_stored(game_id) for game_id in game_ids])
     for path in files:
         try:
             record = read_record(path)

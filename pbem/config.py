@@ -1,0 +1,103 @@
+"""Configuration from the environment (DESIGN.md, "Configuration").
+
+Development needs nothing set: a SQLite file and a generated secret key in the
+instance folder, and mail kept in the dev inbox. Production must say
+``PBEM_ENV=production`` and give a secret key and an SMTP server.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ENVIRONMENTS = ("development", "testing", "production")
+MAIL_BACKENDS = ("smtp", "console", "file")
+
+
+class ConfigError(RuntimeError):
+    """A setting is missing or wrong; the message says which and how to fix it."""
+
+
+def load_dotenv(path: Path) -> None:
+    """Read ``KEY=value`` lines of a ``.env`` file into the environment (without overriding)."""
+    if not path.is_file():
+        return
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        os.environ.setdefault(key.strip(), value.strip().strip("'\""))
+
+
+@dataclass(frozen=True)
+class Config:
+    env: str = "development"
+    instance_path: Path = field(default_factory=lambda: Path.cwd() / "instance")
+    database_url: str = ""
+    secret_key: str = ""
+    base_url: str = "http://127.0.0.1:5000"
+    mail_backend: str = "console"
+    mail_from: str = "Jaipur by mail <jaipur@localhost>"
+    smtp_host: str = "localhost"
+    smtp_port: int = 25
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_tls: str = "none"  # none, starttls or ssl
+
+    @property
+    def dev_mode(self) -> bool:
+        return self.env != "production"
+
+    def with_(self, **changes: object) -> Config:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _secret_key(instance: Path, env: str) -> str:
+    key = os.environ.get("PBEM_SECRET_KEY", "")
+    if key:
+        return key
+    if env == "production":
+        raise ConfigError("PBEM_SECRET_KEY must be set in production (e.g. `openssl rand -hex 32`)")
+    # development: one key per instance folder, so seat links survive a restart
+    path = instance / "secret_key"
+    if not path.exists():
+        instance.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def from_env() -> Config:
+    load_dotenv(Path.cwd() / ".env")
+    env = os.environ.get("PBEM_ENV", "development")
+    if env not in ENVIRONMENTS:
+        raise ConfigError(f"PBEM_ENV must be one of {', '.join(ENVIRONMENTS)}, not {env!r}")
+    instance = Path(os.environ.get("PBEM_INSTANCE_PATH", Path.cwd() / "instance")).resolve()
+    database_url = os.environ.get("PBEM_DATABASE_URL") or f"sqlite:///{instance / 'pbem.sqlite3'}"
+    backend = os.environ.get("PBEM_MAIL_BACKEND", "smtp" if env == "production" else "console")
+    if backend not in MAIL_BACKENDS:
+        raise ConfigError(f"PBEM_MAIL_BACKEND must be one of {', '.join(MAIL_BACKENDS)}")
+    tls = os.environ.get("PBEM_SMTP_TLS", "none").lower()
+    if tls not in ("none", "starttls", "ssl"):
+        raise ConfigError("PBEM_SMTP_TLS must be none, starttls or ssl")
+    try:
+        port = int(os.environ.get("PBEM_SMTP_PORT", "465" if tls == "ssl" else "25"))
+    except ValueError:
+        raise ConfigError("PBEM_SMTP_PORT must be a number") from None
+    return Config(
+        env=env,
+        instance_path=instance,
+        database_url=database_url,
+        secret_key=_secret_key(instance, env),
+        base_url=os.environ.get("PBEM_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
+        mail_backend=backend,
+        mail_from=os.environ.get("PBEM_MAIL_FROM", Config.mail_from),
+        smtp_host=os.environ.get("PBEM_SMTP_HOST", "localhost"),
+        smtp_port=port,
+        smtp_user=os.environ.get("PBEM_SMTP_USER", ""),
+        smtp_password=os.environ.get("PBEM_SMTP_PASSWORD", ""),
+        smtp_tls=tls,
+    )

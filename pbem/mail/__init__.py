@@ -1,0 +1,1 @@
+"""Mail: composing messages from templates, the outbox, and delivery."""

@@ -1,0 +1,149 @@
+"""Hand due outbox rows to a backend: SMTP in production, console or file in development.
+
+A failed send leaves the row pending with a later ``next_attempt_at``
+(backoff), and after the last retry marks it failed with the error, so an SMTP
+outage loses nothing.
+"""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+import sys
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from sqlalchemy import select
+
+from ..clock import Clock, as_utc
+from ..config import Config
+from ..store.db import Database
+from ..store.models import OutboxMessage
+
+#: Wait before each retry: about 1 min, 5 min, 30 min, 2 h, 12 h; then the row fails.
+BACKOFF = (
+    timedelta(minutes=1),
+    timedelta(minutes=5),
+    timedelta(minutes=30),
+    timedelta(hours=2),
+    timedelta(hours=12),
+)
+
+
+def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["Message-ID"] = row.message_id
+    msg["From"] = mail_from
+    msg["To"] = row.to_addr
+    msg["Subject"] = row.subject
+    msg["Date"] = format_datetime(as_utc(row.created_at))
+    for name, value in (row.headers or {}).items():
+        msg[name] = value
+    msg.set_content(row.text_body)
+    msg.add_alternative(row.html_body, subtype="html")
+    return msg
+
+
+class Backend(Protocol):
+    def send(self, message: EmailMessage) -> None: ...
+
+
+class ConsoleBackend:
+    """Development: print each mail's text part, links and all, to the terminal."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def send(self, message: EmailMessage) -> None:
+        body = message.get_body(("plain",))
+        text = body.get_content() if body is not None else ""
+        bar = "-" * 72
+        print(
+            f"{bar}\nTo: {message['To']}\nSubject: {message['Subject']}\n\n{text}{bar}",
+            file=self.stream,
+            flush=True,
+        )
+
+
+class FileBackend:
+    """Development: write each mail as an ``.eml`` file into a folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def send(self, message: EmailMessage) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = message["Message-ID"].strip("<>").replace("@", "_").replace("/", "_")
+        (self.folder / f"{name}.eml").write_bytes(message.as_bytes())
+
+
+class SmtpBackend:
+    def __init__(self, config: Config, timeout: float = 30) -> None:
+        self.config = config
+        self.timeout = timeout
+
+    def send(self, message: EmailMessage) -> None:
+        c = self.config
+        if c.smtp_tls == "ssl":
+            smtp: smtplib.SMTP = smtplib.SMTP_SSL(
+                c.smtp_host, c.smtp_port, timeout=self.timeout, context=ssl.create_default_context()
+            )
+        else:
+            smtp = smtplib.SMTP(c.smtp_host, c.smtp_port, timeout=self.timeout)
+        with smtp:
+            if c.smtp_tls == "starttls":
+                smtp.starttls(context=ssl.create_default_context())
+            if c.smtp_user:
+                smtp.login(c.smtp_user, c.smtp_password)
+            smtp.send_message(message)
+
+
+def backend_for(config: Config) -> Backend:
+    if config.mail_backend == "console":
+        return ConsoleBackend()
+    if config.mail_backend == "file":
+        return FileBackend(config.instance_path / "mail")
+    return SmtpBackend(config)
+
+
+def deliver_due(
+    db: Database, clock: Clock, backend: Backend, mail_from: str, limit: int = 50
+) -> int:
+    """Send the rows that are due; returns how many were sent."""
+    now = clock.now()
+    with db.read() as session:
+        due = list(
+            session.scalars(
+                select(OutboxMessage.id)
+                .where(OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now)
+                .order_by(OutboxMessage.id)
+                .limit(limit)
+            )
+        )
+    sent = 0
+    for row_id in due:
+        with db.write() as session:
+            row = session.get(OutboxMessage, row_id)
+            if row is None or row.status != "pending":
+                continue
+            try:
+                backend.send(build_message(row, mail_from))
+            except (OSError, smtplib.SMTPException) as exc:
+                _failed(row, now, f"{type(exc).__name__}: {exc}")
+            else:
+                row.status, row.sent_at, row.last_error = "sent", now, None
+                row.attempts += 1
+                sent += 1
+    return sent
+
+
+def _failed(row: OutboxMessage, now: datetime, error: str) -> None:
+    row.attempts += 1
+    row.last_error = error[:2000]
+    if row.attempts > len(BACKOFF):
+        row.status = "failed"
+    else:
+        row.next_attempt_at = now + BACKOFF[row.attempts - 1]

@@ -1,0 +1,37 @@
+"""What every use case needs, built once per process and passed in (no globals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..clock import Clock, SystemClock
+from ..config import Config
+from ..store.db import Database
+from .cache import ReplayCache
+from .links import LinkSigner
+
+
+@dataclass
+class Env:
+    config: Config
+    db: Database
+    clock: Clock = field(default_factory=SystemClock)
+    links: LinkSigner = field(init=False)
+    cache: ReplayCache = field(default_factory=ReplayCache)
+
+    def __post_init__(self) -> None:
+        self.links = LinkSigner(self.config.secret_key)
+
+    @classmethod
+    def from_config(cls, config: Config, clock: Clock | None = None) -> Env:
+        return cls(config=config, db=Database(config.database_url), clock=clock or SystemClock())
+
+    # Paths of the pages that mails and the CLI link to; the web blueprints serve these.
+    def seat_url(self, token: str) -> str:
+        return f"{self.config.base_url}/s/{token}"
+
+    def game_url(self, public_id: str) -> str:
+        return f"{self.config.base_url}/g/{public_id}"
+
+    def record_url(self, public_id: str) -> str:
+        return f"{self.config.base_url}/g/{public_id}/record.json"

@@ -1,0 +1,136 @@
+"""The tables (SQLAlchemy 2.0 typed models). Migrations in ``migrations/`` are the truth.
+
+No table stores a hand, a market or a score (DESIGN.md invariant 1): a game is
+its seed and its move log; ``status`` and ``finished_at`` on ``games`` are an
+index for listings, written in the same transaction as the move that ends the
+game and checked by ``verify``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True)}
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(16), unique=True)
+    created_at: Mapped[datetime]
+    rules: Mapped[str] = mapped_column(String(32))
+    engine: Mapped[str] = mapped_column(String(32))
+    commitment: Mapped[str] = mapped_column(String(64))
+    #: Secret until the game ends: never shown, exported or mailed while it runs.
+    seed: Mapped[str] = mapped_column(String(64))
+    first_player: Mapped[int | None]
+    status: Mapped[str] = mapped_column(String(16), default="in_progress")
+    finished_at: Mapped[datetime | None]
+    #: Set when a stored log stops verifying: the game is flagged, never repaired.
+    integrity_error: Mapped[str | None] = mapped_column(Text)
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="game", order_by="Seat.seat", lazy="selectin"
+    )
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        CheckConstraint("seat IN (0, 1)", name="seat_is_0_or_1"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int]
+    name: Mapped[str] = mapped_column(String(80))
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    #: Bumped to revoke every link issued before (DESIGN.md invariant 6).
+    key_version: Mapped[int] = mapped_column(default=1)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+
+
+class MoveRow(Base):
+    """One entry of the append-only log; triggers refuse UPDATE and DELETE."""
+
+    __tablename__ = "moves"
+    __table_args__ = (
+        UniqueConstraint("game_id", "n", name="moves_game_n_key"),
+        CheckConstraint("seat IN (0, 1)", name="move_seat_is_0_or_1"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    n: Mapped[int]
+    seat: Mapped[int]
+    move: Mapped[str] = mapped_column(String(120))
+    at: Mapped[datetime]
+    #: FORMAT.md §4 chain hash and position hash.
+    hash: Mapped[str] = mapped_column(String(64))
+    position: Mapped[str] = mapped_column(String(64))
+    #: How it came in: web, email, api, timeout, cli.
+    source: Mapped[str] = mapped_column(String(16))
+
+
+class AccessLog(Base):
+    """Every use of a seat link: the evidence an audit of a disputed turn reads."""
+
+    __tablename__ = "access_log"
+    __table_args__ = (Index("access_log_game_at", "game_id", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int | None]
+    at: Mapped[datetime]
+    #: view, preview, move, refused, resign, export, reissue, api-view, api-move, link-request …
+    action: Mapped[str] = mapped_column(String(24))
+    #: The move number the player saw (their view's log length).
+    seen_n: Mapped[int | None]
+    key_version: Mapped[int | None]
+    ip: Mapped[str | None] = mapped_column(String(64))
+    user_agent: Mapped[str | None] = mapped_column(String(300))
+    detail: Mapped[str | None] = mapped_column(Text)
+
+
+class OutboxMessage(Base):
+    """A mail waiting to be sent, written in the transaction that caused it (invariant 5)."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("outbox_due", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: Stable across retries, so a mail sent twice after a crash is recognisable.
+    message_id: Mapped[str] = mapped_column(String(200), unique=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int | None]
+    kind: Mapped[str] = mapped_column(String(32))
+    to_addr: Mapped[str] = mapped_column(String(320))
+    subject: Mapped[str] = mapped_column(String(300))
+    text_body: Mapped[str] = mapped_column(Text)
+    html_body: Mapped[str] = mapped_column(Text)
+    headers: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending, sent, failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime]
+    sent_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)

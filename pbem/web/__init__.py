@@ -1,0 +1,88 @@
+"""The Flask app: ``create_app()`` builds it; blueprints per area, thin views over services."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, render_template, request
+
+from ..config import Config, from_env
+from ..present import register_filters
+from ..resources import resource_dir
+from ..services.env import Env
+from ..services.errors import ServiceError
+from . import api, csrf, dev, pages, seat
+from .redact import RedactTokens
+
+
+def create_app(
+    config: Config | None = None, env: Env | None = None, check_schema: bool = True
+) -> Flask:
+    if env is None:
+        env = Env.from_config(config or from_env())
+    config = env.config
+    if check_schema:
+        env.db.check_schema()
+    app = Flask(
+        __name__,
+        template_folder=str(resource_dir("templates")),
+        static_folder=str(resource_dir("static")),
+        instance_path=str(config.instance_path),
+    )
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        MAX_CONTENT_LENGTH=256 * 1024,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=not config.dev_mode,
+        PBEM_DEV=config.dev_mode,
+    )
+    app.extensions["pbem"] = env
+    register_filters(app.jinja_env)
+    app.jinja_env.globals.update(csrf_token=csrf.token, now=env.clock.now)
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+
+    for blueprint in (pages.bp, seat.bp, api.bp):
+        app.register_blueprint(blueprint)
+    if config.dev_mode:
+        app.register_blueprint(dev.bp)
+
+    @app.before_request
+    def _csrf() -> None:
+        if request.method == "POST" and not request.path.startswith("/api/"):
+            csrf.check()
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")  # links carry seat tokens
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if request.path.startswith("/s/") or request.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.errorhandler(ServiceError)
+    def _service_error(error: ServiceError) -> Any:
+        if request.path.startswith("/api/"):
+            return api.error_json(error)
+        return render_template("web/error.html", error=error), error.status
+
+    @app.errorhandler(404)
+    def _not_found(_error: Any) -> Any:
+        return render_template("web/error.html", error=ServiceError("There is no such page.")), 404
+
+    @app.errorhandler(413)
+    def _too_large(_error: Any) -> Any:
+        return render_template(
+            "web/error.html", error=ServiceError("That upload is too large.")
+        ), 413
+
+    logging.getLogger("werkzeug").addFilter(RedactTokens())
+    return app

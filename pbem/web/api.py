@@ -1,0 +1,108 @@
+"""A small JSON API for bots and other clients, authenticated by the seat token.
+
+``Authorization: Bearer <seat token>``. The answers are built from the seat's
+view, like the seat page; a move names the move number it expects
+(``"n"``), exactly as the web form does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from ..engine.views import view_to_json
+from ..services import games
+from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
+from .client import client
+from .context import services
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def error_json(error: ServiceError) -> Any:
+    body: dict[str, Any] = {"error": error.message, "status": error.status}
+    if isinstance(error, MoveRefused):
+        body["code"] = getattr(error.error, "code", None)
+        body["params"] = getattr(error.error, "params", {})
+    return jsonify(body), error.status
+
+
+def _token() -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Forbidden("Send the seat token as 'Authorization: Bearer <token>'.")
+    return token.strip()
+
+
+def _body() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise BadRequest('Send a JSON object, e.g. {"n": 12, "move": "camels"}.')
+    return data
+
+
+def _n(data: dict[str, Any]) -> int:
+    n = data.get("n")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise BadRequest("'n' must be the number of the move you are making.")
+    return n
+
+
+@bp.get("/seat")
+def seat() -> Any:
+    token = _token()
+    page = games.seat_page(services(), token, client())
+    return jsonify(
+        {
+            "game": page.game.public_id,
+            "seat": page.seat,
+            "players": list(page.game.names),
+            "status": page.game.status,
+            "commitment": page.game.commitment,
+            "next_n": page.next_n,
+            "your_turn": page.view.my_turn,
+            "view": view_to_json(page.view),
+            "moves": [
+                {
+                    "n": e.n,
+                    "seat": e.seat,
+                    "move": e.move,
+                    "words": e.words,
+                    "at": e.at.isoformat(),
+                    "hash": e.hash,
+                }
+                for e in page.entries
+            ],
+        }
+    )
+
+
+@bp.get("/seat/legal-moves")
+def legal_moves() -> Any:
+    return jsonify({"moves": games.legal_moves(services(), _token())})
+
+
+@bp.post("/seat/preview")
+def preview() -> Any:
+    data = _body()
+    result = games.preview_move(services(), _token(), _n(data), str(data.get("move", "")), client())
+    return jsonify({"move": result.move, "words": result.words})
+
+
+@bp.post("/seat/moves")
+def move() -> Any:
+    data = _body()
+    done = games.submit_move(
+        services(), _token(), _n(data), str(data.get("move", "")), client(), source="api"
+    )
+    return jsonify(
+        {
+            "n": done.n,
+            "move": done.move,
+            "hash": done.hash,
+            "words": done.words,
+            "game_over": done.game_over,
+        }
+    ), 201

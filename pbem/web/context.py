@@ -1,0 +1,11 @@
+"""The use cases' environment of the running app, for views."""
+
+from __future__ import annotations
+
+from flask import current_app
+
+from ..services.env import Env
+
+
+def services() -> Env:
+    return current_app.extensions["pbem"]

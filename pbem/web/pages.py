@@ -1,0 +1,66 @@
+"""Public pages: home (start a game), a game's public page, its record, "send me my link"."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+
+from ..services import games
+from ..services.errors import BadRequest
+from .client import client
+from .context import services
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.get("/")
+def home() -> str:
+    return render_template("web/home.html", form={})
+
+
+@bp.post("/")
+def create() -> Any:
+    form = request.form
+    players = (
+        games.PlayerIn(form.get("my_name", ""), form.get("my_email", "")),
+        games.PlayerIn(form.get("their_name", ""), form.get("their_email", "")),
+    )
+    try:
+        created = games.create_game(services(), players)
+    except BadRequest as exc:
+        return render_template("web/home.html", form=form, error=exc.message), 400
+    return redirect(url_for("pages.created", public_id=created.public_id), code=303)
+
+
+@bp.get("/g/<public_id>/created")
+def created(public_id: str) -> str:
+    page = games.public_page(services(), public_id)
+    return render_template("web/created.html", page=page)
+
+
+@bp.get("/g/<public_id>")
+def game(public_id: str) -> str:
+    page = games.public_page(services(), public_id)
+    return render_template("web/game.html", page=page)
+
+
+@bp.get("/g/<public_id>/record.json")
+def record(public_id: str) -> Response:
+    data = games.export_record(services(), public_id)
+    return Response(
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="jaipur-{public_id}.json"'},
+    )
+
+
+@bp.post("/g/<public_id>/link")
+def request_link(public_id: str) -> Any:
+    games.request_link(services(), public_id, request.form.get("email", ""), client())
+    flash(
+        "If that address belongs to a player of this game, their link is on its way. "
+        "It can take a few minutes to arrive."
+    )
+    return redirect(url_for("pages.game", public_id=public_id), code=303)

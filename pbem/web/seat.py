@@ -1,0 +1,87 @@
+"""The seat pages: a player's private view, reached only through their link."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+
+from ..services import games
+from ..services.errors import Conflict, MoveRefused, ServiceError
+from .client import client
+from .context import services
+
+bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
+
+
+def _n() -> int:
+    try:
+        return int(request.form.get("n", ""))
+    except ValueError:
+        return -1
+
+
+def _page(token: str, status: int = 200, **context: Any) -> Any:
+    page = games.seat_page(services(), token, client())
+    return render_template("web/seat.html", page=page, **context), status
+
+
+@bp.get("")
+def view(token: str) -> Any:
+    return _page(token, done=request.args.get("done"))
+
+
+@bp.post("/preview")
+def preview(token: str) -> Any:
+    text = request.form.get("move", "")
+    try:
+        result = games.preview_move(services(), token, _n(), text, client())
+    except Conflict as exc:
+        return _page(token, 409, error=exc.message)
+    except MoveRefused as exc:
+        return _page(token, 422, error=exc.message, typed=text)
+    return _page(token, preview=result, typed=text)
+
+
+@bp.post("/move")
+def move(token: str) -> Any:
+    text = request.form.get("move", "")
+    try:
+        games.submit_move(services(), token, _n(), text, client(), source="web")
+    except Conflict as exc:
+        return _page(token, 409, error=exc.message)
+    except MoveRefused as exc:
+        return _page(token, 422, error=exc.message, typed=text)
+    return redirect(url_for("seat.view", token=token, done="move"), code=303)
+
+
+@bp.post("/resign")
+def resign(token: str) -> Any:
+    if request.form.get("confirm") != "yes":
+        return _page(token, 400, error="Tick the box to confirm that you resign.")
+    try:
+        games.resign(services(), token, _n(), client())
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status, error=exc.message)
+    return redirect(url_for("seat.view", token=token, done="resign"), code=303)
+
+
+@bp.post("/reissue")
+def reissue(token: str) -> Any:
+    games.reissue_link(services(), token, client())
+    return render_template("web/reissued.html")
+
+
+@bp.get("/export")
+def export(token: str) -> Response:
+    data = games.export_record(services(), token=token, client=client())
+    return Response(
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+        mimetype="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="jaipur-{data["game_id"]}-mine.json"'
+        },
+    )

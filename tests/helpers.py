@@ -1,0 +1,46 @@
+"""Reading what the server sent: the outbox, the links in mails, forms in pages."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from pbem.services.env import Env
+from pbem.store.models import Game, OutboxMessage
+
+LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+NEXT_N = re.compile(r'name="n" value="(\d+)"')
+
+
+def mails(
+    env: Env, public_id: str, seat: int | None = None, kind: str | None = None
+) -> list[OutboxMessage]:
+    with env.db.read() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        query = select(OutboxMessage).where(OutboxMessage.game_id == game.id)
+        if seat is not None:
+            query = query.where(OutboxMessage.seat == seat)
+        if kind is not None:
+            query = query.where(OutboxMessage.kind == kind)
+        return list(session.scalars(query.order_by(OutboxMessage.id)))
+
+
+def link_in(message: OutboxMessage) -> str:
+    """The seat link path (``/s/<token>``) of a mail."""
+    found = LINK.search(message.text_body)
+    assert found, message.text_body
+    return found.group(1)
+
+
+def csrf_of(html: str) -> str:
+    found = CSRF.search(html)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+def next_n_of(html: str) -> int:
+    found = NEXT_N.search(html)
+    assert found, "no move form on the page"
+    return int(found.group(1))
