@@ -1,0 +1,88 @@
+"""Invariant 3: two submissions racing for the same move number record exactly one move.
+
+Threads on SQLite (each request its own connection; BEGIN IMMEDIATE queues them),
+and on PostgreSQL two connections whose INSERTs meet at UNIQUE(game_id, n).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import func, select
+
+from pbem.services import games
+from pbem.services.errors import Conflict
+from pbem.store.models import Game, MoveRow
+
+
+def _new_game(env) -> tuple[str, str]:
+    created = games.create_game(
+        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    )
+    seat = games.public_page(env, created.public_id).view.table.to_move
+    return created.public_id, created.tokens[seat]
+
+
+def _race(env, token: str, moves: list[str], n: int = 1) -> list[object]:
+    barrier = threading.Barrier(len(moves))
+    results: list[object] = [None] * len(moves)
+
+    def submit(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = games.submit_move(env, token, n, moves[i], games.Client())
+        except Conflict as exc:
+            results[i] = exc
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(moves))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def _moves(env, public_id: str) -> list[MoveRow]:
+    with env.db.read() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        return list(session.scalars(select(MoveRow).where(MoveRow.game_id == game.id)))
+
+
+def test_racing_duplicates_record_exactly_one_move(env):
+    for _ in range(5):
+        public_id, token = _new_game(env)
+        legal = games.legal_moves(env, token)
+        results = _race(env, token, [legal[0], legal[-1], legal[0], legal[len(legal) // 2]])
+        done = [r for r in results if isinstance(r, games.MoveDone)]
+        refused = [r for r in results if isinstance(r, Conflict)]
+        assert len(done) == 1 and len(refused) == 3, results
+        assert all("moved on" in r.message for r in refused)
+        rows = _moves(env, public_id)
+        assert len(rows) == 1 and rows[0].move == done[0].move
+        assert games.verify_game(env, public_id).ok
+
+
+def test_a_duplicate_insert_fails_on_the_unique_key(env):
+    """Below the use case: the database itself refuses a second move n."""
+    import pytest
+    from sqlalchemy.exc import IntegrityError
+
+    public_id, token = _new_game(env)
+    games.submit_move(env, token, 1, games.legal_moves(env, token)[0], games.Client())
+    row = _moves(env, public_id)[0]
+    with pytest.raises(IntegrityError), env.db.write() as session:
+        session.add(
+            MoveRow(
+                game_id=row.game_id,
+                n=1,
+                seat=row.seat,
+                move=row.move,
+                at=row.at,
+                hash=row.hash,
+                position=row.position,
+                source="web",
+            )
+        )
+    assert len(_moves(env, public_id)) == 1
+    with env.db.read() as session:
+        assert session.scalar(select(func.count()).where(MoveRow.game_id == row.game_id)) == 1

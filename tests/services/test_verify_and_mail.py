@@ -1,0 +1,127 @@
+"""A stored log that stops verifying is flagged, never repaired; mail delivery backends."""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from sqlalchemy import select, text
+
+from pbem.clock import FrozenClock
+from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend, deliver_due
+from pbem.services import games
+from pbem.services.env import Env
+from pbem.store import migrate
+from pbem.store.db import Database, is_sqlite
+from pbem.store.models import Game, OutboxMessage
+
+
+def _play(env, moves: int) -> str:
+    created = games.create_game(
+        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    )
+    for _ in range(moves):
+        for token in games.seat_tokens(env, created.public_id):
+            legal = games.legal_moves(env, token)
+            if legal:
+                n = games.seat_page(env, token, games.Client()).next_n
+                games.submit_move(env, token, n, legal[0], games.Client())
+                break
+    return created.public_id
+
+
+def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
+    url = fresh_database()
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+    public_id = _play(env, 6)
+    assert games.verify_game(env, public_id).ok
+
+    # an attacker with database access drops the trigger and rewrites move 3
+    with db.write() as session:
+        if is_sqlite(url):
+            session.execute(text("DROP TRIGGER moves_no_update"))
+        else:
+            session.execute(text("DROP TRIGGER moves_no_update_delete ON moves"))
+        session.execute(
+            text("UPDATE moves SET at = :at WHERE n = 3"), {"at": "2030-01-01 00:00:00"}
+        )
+    env.cache = type(env.cache)()  # a fresh process: nothing remembered
+    report = games.verify_game(env, public_id)
+    assert not report.ok
+    assert report.first_bad_move == 3
+    page = games.public_page(env, public_id)
+    assert page.game.integrity_error and "chain" in page.game.integrity_error
+    listed = {g.public_id: g for g in games.list_games(env)}
+    assert listed[public_id].integrity_error
+    db.dispose()
+
+
+def test_verify_of_a_sound_game_passes(env):
+    public_id = _play(env, 4)
+    report = games.verify_game(env, public_id)
+    assert report.ok
+    assert [c.name for c in report.checks] == ["format", "commitment", "chain", "replay"]
+
+
+def _pending(env, public_id):
+    with env.db.read() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        return list(session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game.id)))
+
+
+def test_console_and_file_backends_deliver_each_row_once(env, tmp_path):
+    public_id = _play(env, 1)
+    stream = io.StringIO()
+    sent = 0
+    while True:
+        n = deliver_due(env.db, env.clock, ConsoleBackend(stream), env.config.mail_from)
+        if n == 0:
+            break
+        sent += n
+    rows = _pending(env, public_id)
+    assert all(r.status == "sent" for r in rows)
+    assert stream.getvalue().count("Subject: Jaipur vs") >= len(rows)
+    assert deliver_due(env.db, env.clock, FileBackend(tmp_path), env.config.mail_from) == 0
+
+    public_id = _play(env, 0)
+    while deliver_due(env.db, env.clock, FileBackend(tmp_path / "mail"), env.config.mail_from):
+        pass
+    files = list((tmp_path / "mail").glob("*.eml"))
+    assert len(files) >= 2
+    assert any(b"Message-ID: <invitation." in f.read_bytes() for f in files)
+
+
+class Broken:
+    def send(self, message):
+        raise ConnectionRefusedError("SMTP server down")
+
+
+def test_a_failed_send_waits_with_backoff_and_loses_nothing(env):
+    public_id = _play(env, 0)
+    clock: FrozenClock = env.clock
+    # other tests' mail may be pending in the shared database: look at this game's rows only
+    for _ in range(len(BACKOFF) + 2):
+        deliver_due(env.db, clock, Broken(), env.config.mail_from, limit=10_000)
+        clock.advance(hours=13)
+    rows = _pending(env, public_id)
+    assert rows and all(r.status == "failed" for r in rows)
+    assert all("SMTP server down" in r.last_error for r in rows)
+    assert all(r.attempts == len(BACKOFF) + 1 for r in rows)
+
+
+def test_seat_tokens_never_reach_the_request_log():
+    from pbem.web.redact import RedactTokens
+
+    record = logging.LogRecord(
+        "werkzeug",
+        logging.INFO,
+        "",
+        0,
+        '%s - "%s" %s',
+        ("127.0.0.1", "GET /s/WyJhYmMiLDAsMV0.sig-_x HTTP/1.1", "200"),
+        None,
+    )
+    RedactTokens().filter(record)
+    assert "WyJ" not in record.getMessage() and "/s/[token]" in record.getMessage()

@@ -1,0 +1,85 @@
+"""Migrations, the append-only triggers, the schema check and SQLite's settings."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.exc import DBAPIError
+
+from pbem.store import migrate
+from pbem.store.db import Database, SchemaError, is_sqlite, table_names
+from pbem.store.models import MoveRow
+
+TABLES = {"games", "seats", "moves", "access_log", "outbox", "alembic_version"}
+
+
+def test_migrations_go_from_empty_to_head_and_back(fresh_database):
+    db = Database(fresh_database())
+    try:
+        assert migrate.current_revision(db.engine) is None
+        migrate.upgrade(db.engine)
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+        assert table_names(db.engine) >= TABLES
+        migrate.downgrade(db.engine, "base")
+        assert table_names(db.engine) <= {"alembic_version"}
+        migrate.upgrade(db.engine)  # and up again: the downgrade left nothing behind
+        assert table_names(db.engine) >= TABLES
+    finally:
+        db.dispose()
+
+
+def test_the_app_refuses_an_unmigrated_database(fresh_database, config):
+    from pbem.services.env import Env
+    from pbem.web import create_app
+
+    url = fresh_database()
+    env = Env(config=config.with_(database_url=url), db=Database(url))
+    with pytest.raises(SchemaError, match="pbem db upgrade"):
+        create_app(env=env)
+    env.db.dispose()
+
+
+def _one_move(env) -> MoveRow:
+    from pbem.services import games
+
+    created = games.create_game(
+        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    )
+    token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
+    games.submit_move(env, token, 1, games.legal_moves(env, token)[0], games.Client())
+    with env.db.read() as session:
+        return session.scalars(select(MoveRow).order_by(MoveRow.id.desc()).limit(1)).one()
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE moves SET move = 'camels' WHERE id = :id",
+        "UPDATE moves SET at = at WHERE id = :id",
+        "DELETE FROM moves WHERE id = :id",
+        "DELETE FROM moves",
+    ],
+)
+def test_triggers_refuse_update_and_delete_on_moves(env, statement):
+    row = _one_move(env)
+    with pytest.raises(DBAPIError, match="append-only"), env.db.write() as session:
+        session.execute(text(statement), {"id": row.id})
+    with env.db.read() as session:
+        again = session.get(MoveRow, row.id)
+        assert again is not None and again.move == row.move
+
+
+def test_truncate_is_refused_on_postgresql(env):
+    if is_sqlite(env.db.url):
+        pytest.skip("SQLite has no TRUNCATE")
+    _one_move(env)
+    with pytest.raises(DBAPIError, match="append-only"), env.db.write() as session:
+        session.execute(text("TRUNCATE moves CASCADE"))
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    with db.read() as session:
+        assert session.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    db.dispose()
