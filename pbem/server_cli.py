@@ -7,6 +7,7 @@ audit tools start without them.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import sys
@@ -198,8 +199,11 @@ def serve(host: str, port: int, no_mail: bool) -> None:
     env = _env()
     if not env.config.dev_mode:
         raise click.ClickException(
-            "`pbem serve` is for development; production runs gunicorn (deploy/gunicorn.conf.py)"
+            "`pbem serve` is for development; in production run the app under a WSGI server, "
+            "e.g. gunicorn 'pbem.web:create_app()'"
         )
+    if not os.environ.get("PBEM_BASE_URL"):  # links in mail point at this very server
+        env.config = env.config.with_(base_url=f"http://{host}:{port}")
     try:
         app = create_app(env=env)
     except SchemaError as exc:

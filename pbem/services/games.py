@@ -325,7 +325,7 @@ def create_game(
         return CreatedGame(game.public_id, game.commitment, tokens)
 
 
-def seat_page(env: Env, token: str, client: Client) -> SeatPage:
+def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> SeatPage:
     """What the seat link shows: that seat's view only (invariant 7), and the log."""
     with env.db.write() as session:
         game, seat = _authenticate(env, session, token)
@@ -336,7 +336,7 @@ def seat_page(env: Env, token: str, client: Client) -> SeatPage:
             env,
             game,
             seat.seat,
-            "view",
+            action,
             client,
             seen_n=len(rows),
             key_version=seat.key_version,
@@ -368,6 +368,16 @@ def public_page(env: Env, public_id: str) -> PublicPage:
 
 def preview_move(env: Env, token: str, expected_n: int, text: str, client: Client) -> Preview:
     """Say in words what a move would do, changing nothing but the access log."""
+    try:
+        return _preview(env, token, expected_n, text, client)
+    except (MoveRefused, Conflict) as exc:
+        _log_refusal(
+            env, token, "refused-preview", client, f"{text!r}: {exc.message}", expected_n - 1
+        )
+        raise
+
+
+def _preview(env: Env, token: str, expected_n: int, text: str, client: Client) -> Preview:
     with env.db.write() as session:
         game, seat = _authenticate(env, session, token)
         rows = _rows(session, game)
@@ -631,10 +641,23 @@ def seat_tokens(env: Env, public_id: str) -> tuple[str, str]:
         )
 
 
-def legal_moves(env: Env, token: str) -> list[str]:
-    with env.db.read() as session:
+def legal_moves(env: Env, token: str, client: Client | None = None) -> list[str]:
+    """The seat's legal moves, canonical (none when it is not its turn)."""
+    with env.db.write() as session:
         game, seat = _authenticate(env, session, token)
-        match = _state(env, game, _rows(session, game))
+        rows = _rows(session, game)
+        match = _state(env, game, rows)
+        if client is not None:
+            _access(
+                session,
+                env,
+                game,
+                seat.seat,
+                "api-legal",
+                client,
+                seen_n=len(rows),
+                key_version=seat.key_version,
+            )
         if match.to_move != seat.seat:
             return []
         return [str(m) for m in match.legal_moves()]

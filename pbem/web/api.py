@@ -53,7 +53,7 @@ def _n(data: dict[str, Any]) -> int:
 @bp.get("/seat")
 def seat() -> Any:
     token = _token()
-    page = games.seat_page(services(), token, client())
+    page = games.seat_page(services(), token, client(), action="api-view")
     return jsonify(
         {
             "game": page.game.public_id,
@@ -81,7 +81,7 @@ def seat() -> Any:
 
 @bp.get("/seat/legal-moves")
 def legal_moves() -> Any:
-    return jsonify({"moves": games.legal_moves(services(), _token())})
+    return jsonify({"moves": games.legal_moves(services(), _token(), client())})
 
 
 @bp.post("/seat/preview")

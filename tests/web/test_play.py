@@ -50,6 +50,8 @@ def assert_shows_only_own_cards(html: str, state: Match, seat: int) -> None:
     expected = Counter(c.word for c in r.market_cards()) + Counter(c.word for c in r.hand(seat))
     expected["camel"] += r.herds[seat]
     assert faces == expected
+    deck = " ".join(c.word for c in r.deck_cards()[:6])
+    assert len(r.deck_cards()) < 6 or deck not in html
 
 
 def test_a_whole_game_played_through_the_outbox_links(client, env):
