@@ -145,12 +145,14 @@ def list_games(limit: int) -> None:
 )
 def export(game_id: str, full: bool) -> None:
     """Print a game's record (jaipur-record/1)."""
-    from .services import games
+    from .services import records
     from .services.errors import ServiceError
 
     env = _ready_env()
     try:
-        data = games.operator_record(env, game_id) if full else games.export_record(env, game_id)
+        data = (
+            records.operator_record(env, game_id) if full else records.export_record(env, game_id)
+        )
     except ServiceError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(json.dumps(data, indent=1, ensure_ascii=False))
@@ -158,11 +160,11 @@ def export(game_id: str, full: bool) -> None:
 
 def verify_stored(game_id: str) -> bool:
     """``pbem verify --game ID``: verify a stored game and flag it if its log is broken."""
-    from .services import games
+    from .services import records
     from .services.errors import ServiceError
 
     try:
-        report = games.verify_game(_ready_env(), game_id)
+        report = records.verify_game(_ready_env(), game_id)
     except ServiceError as exc:
         click.echo(f"FAIL game {game_id}: {exc.message}")
         return False
@@ -217,10 +219,10 @@ def serve(host: str, port: int, no_mail: bool) -> None:
 
 
 @click.command("demo")
-@click.option("--moves", default=6, show_default=True, help="Random moves to play first.")
-def demo(moves: int) -> None:
+@click.option("--moves", "played", default=6, show_default=True, help="Random moves to play first.")
+def demo(played: int) -> None:
     """Create a demo game between Ada and Bashir, play a few moves, print where to click."""
-    from .services import games
+    from .services import games, log, moves
 
     env = _ready_env()
     created = games.create_game(
@@ -231,18 +233,18 @@ def demo(moves: int) -> None:
         ),
     )
     rnd = random.Random()
-    client = games.Client(ip="127.0.0.1", user_agent="pbem demo")
-    for _ in range(moves):
+    client = log.Client(ip="127.0.0.1", user_agent="pbem demo")
+    for _ in range(played):
         tokens = games.seat_tokens(env, created.public_id)
         for token in tokens:
             legal = games.legal_moves(env, token)
             if legal:
                 page = games.seat_page(env, token, client)
-                games.submit_move(env, token, page.next_n, rnd.choice(legal), client, source="cli")
+                moves.submit_move(env, token, page.next_n, rnd.choice(legal), client, source="cli")
                 break
     tokens = games.seat_tokens(env, created.public_id)
     base = env.config.base_url
-    click.echo(f"Demo game {created.public_id}: Ada vs Bashir, {moves} moves played.")
+    click.echo(f"Demo game {created.public_id}: Ada vs Bashir, {played} moves played.")
     click.echo(f"  Ada's seat:     {env.seat_url(tokens[0])}")
     click.echo(f"  Bashir's seat:  {env.seat_url(tokens[1])}")
     click.echo(f"  public page:    {env.game_url(created.public_id)}")

@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 
 from ..engine.views import view_to_json
-from ..services import games
+from ..services import games, moves
 from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
 from .client import client
 from .context import services
@@ -87,14 +87,14 @@ def legal_moves() -> Any:
 @bp.post("/seat/preview")
 def preview() -> Any:
     data = _body()
-    result = games.preview_move(services(), _token(), _n(data), str(data.get("move", "")), client())
+    result = moves.preview_move(services(), _token(), _n(data), str(data.get("move", "")), client())
     return jsonify({"move": result.move, "words": result.words})
 
 
 @bp.post("/seat/moves")
 def move() -> Any:
     data = _body()
-    done = games.submit_move(
+    done = moves.submit_move(
         services(), _token(), _n(data), str(data.get("move", "")), client(), source="api"
     )
     return jsonify(

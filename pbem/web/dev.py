@@ -33,25 +33,26 @@ def inbox() -> str:
         return render_template("web/dev_inbox.html", messages=messages)
 
 
-@bp.get("/inbox/<int:message_id>")
-def message(message_id: int) -> Any:
+def _message(message_id: int) -> OutboxMessage:
     with services().db.read() as session:
         row = session.get(OutboxMessage, message_id)
-        if row is None:
-            abort(404)
-        return render_template("web/dev_message.html", m=row, body=linkify(row.text_body))
+    if row is None:
+        abort(404)
+    return row
+
+
+@bp.get("/inbox/<int:message_id>")
+def message(message_id: int) -> Any:
+    row = _message(message_id)
+    return render_template("web/dev_message.html", m=row, body=linkify(row.text_body))
 
 
 @bp.get("/inbox/<int:message_id>/html")
 def message_html(message_id: int) -> Response:
-    with services().db.read() as session:
-        row = session.get(OutboxMessage, message_id)
-        if row is None:
-            abort(404)
-        response = Response(row.html_body, mimetype="text/html")
-        # mail HTML uses inline styles; it is framed by the dev inbox page of the same site
-        response.headers["Content-Security-Policy"] = (
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
-        )
-        response.headers["X-Frame-Options"] = "SAMEORIGIN"
-        return response
+    response = Response(_message(message_id).html_body, mimetype="text/html")
+    # mail HTML uses inline styles; it is framed by the dev inbox page of the same site
+    response.headers["Content-Security-Policy"] = (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
+    )
+    response.headers["X-Frame-Options"] = "SAMEORIGIN"
+    return response

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from ..services import games
+from ..services import games, records, seat_links
 from ..services.errors import BadRequest
 from .client import client
 from .context import services
@@ -48,7 +48,7 @@ def game(public_id: str) -> str:
 
 @bp.get("/g/<public_id>/record.json")
 def record(public_id: str) -> Response:
-    data = games.export_record(services(), public_id)
+    data = records.export_record(services(), public_id)
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",
@@ -58,7 +58,7 @@ def record(public_id: str) -> Response:
 
 @bp.post("/g/<public_id>/link")
 def request_link(public_id: str) -> Any:
-    games.request_link(services(), public_id, request.form.get("email", ""), client())
+    seat_links.request_link(services(), public_id, request.form.get("email", ""), client())
     flash(
         "If that address belongs to a player of this game, their link is on its way. "
         "It can take a few minutes to arrive."

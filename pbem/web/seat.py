@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from ..services import games
+from ..services import games, moves, records, seat_links
 from ..services.errors import Conflict, MoveRefused, ServiceError
 from .client import client
 from .context import services
@@ -36,7 +36,7 @@ def view(token: str) -> Any:
 def preview(token: str) -> Any:
     text = request.form.get("move", "")
     try:
-        result = games.preview_move(services(), token, _n(), text, client())
+        result = moves.preview_move(services(), token, _n(), text, client())
     except Conflict as exc:
         return _page(token, 409, error=exc.message)
     except MoveRefused as exc:
@@ -48,7 +48,7 @@ def preview(token: str) -> Any:
 def move(token: str) -> Any:
     text = request.form.get("move", "")
     try:
-        games.submit_move(services(), token, _n(), text, client(), source="web")
+        moves.submit_move(services(), token, _n(), text, client(), source="web")
     except Conflict as exc:
         return _page(token, 409, error=exc.message)
     except MoveRefused as exc:
@@ -61,7 +61,7 @@ def resign(token: str) -> Any:
     if request.form.get("confirm") != "yes":
         return _page(token, 400, error="Tick the box to confirm that you resign.")
     try:
-        games.resign(services(), token, _n(), client())
+        moves.resign(services(), token, _n(), client())
     except ServiceError as exc:
         if exc.status == 403:
             raise
@@ -71,13 +71,13 @@ def resign(token: str) -> Any:
 
 @bp.post("/reissue")
 def reissue(token: str) -> Any:
-    games.reissue_link(services(), token, client())
+    seat_links.reissue_link(services(), token, client())
     return render_template("web/reissued.html")
 
 
 @bp.get("/export")
 def export(token: str) -> Response:
-    data = games.export_record(services(), token=token, client=client())
+    data = records.export_record(services(), token=token, client=client())
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",

@@ -10,7 +10,7 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services import games
+from pbem.services import games, log, moves, records
 from pbem.services.errors import Conflict
 from pbem.store.models import Game, MoveRow
 
@@ -23,18 +23,18 @@ def _new_game(env) -> tuple[str, str]:
     return created.public_id, created.tokens[seat]
 
 
-def _race(env, token: str, moves: list[str], n: int = 1) -> list[object]:
-    barrier = threading.Barrier(len(moves))
-    results: list[object] = [None] * len(moves)
+def _race(env, token: str, texts: list[str], n: int = 1) -> list[object]:
+    barrier = threading.Barrier(len(texts))
+    results: list[object] = [None] * len(texts)
 
     def submit(i: int) -> None:
         barrier.wait()
         try:
-            results[i] = games.submit_move(env, token, n, moves[i], games.Client())
+            results[i] = moves.submit_move(env, token, n, texts[i], log.Client())
         except Conflict as exc:
             results[i] = exc
 
-    threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(moves))]
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(texts))]
     for t in threads:
         t.start()
     for t in threads:
@@ -53,13 +53,13 @@ def test_racing_duplicates_record_exactly_one_move(env):
         public_id, token = _new_game(env)
         legal = games.legal_moves(env, token)
         results = _race(env, token, [legal[0], legal[-1], legal[0], legal[len(legal) // 2]])
-        done = [r for r in results if isinstance(r, games.MoveDone)]
+        done = [r for r in results if isinstance(r, moves.MoveDone)]
         refused = [r for r in results if isinstance(r, Conflict)]
         assert len(done) == 1 and len(refused) == 3, results
         assert all("moved on" in r.message for r in refused)
         rows = _moves(env, public_id)
         assert len(rows) == 1 and rows[0].move == done[0].move
-        assert games.verify_game(env, public_id).ok
+        assert records.verify_game(env, public_id).ok
 
 
 def test_a_duplicate_insert_fails_on_the_unique_key(env):
@@ -68,7 +68,7 @@ def test_a_duplicate_insert_fails_on_the_unique_key(env):
     from sqlalchemy.exc import IntegrityError
 
     public_id, token = _new_game(env)
-    games.submit_move(env, token, 1, games.legal_moves(env, token)[0], games.Client())
+    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], log.Client())
     row = _moves(env, public_id)[0]
     with pytest.raises(IntegrityError), env.db.write() as session:
         session.add(

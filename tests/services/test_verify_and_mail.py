@@ -9,23 +9,23 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend, deliver_due
-from pbem.services import games
+from pbem.services import games, log, moves, records
 from pbem.services.env import Env
 from pbem.store import migrate
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
 
 
-def _play(env, moves: int) -> str:
+def _play(env, count: int) -> str:
     created = games.create_game(
         env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
     )
-    for _ in range(moves):
+    for _ in range(count):
         for token in games.seat_tokens(env, created.public_id):
             legal = games.legal_moves(env, token)
             if legal:
-                n = games.seat_page(env, token, games.Client()).next_n
-                games.submit_move(env, token, n, legal[0], games.Client())
+                n = games.seat_page(env, token, log.Client()).next_n
+                moves.submit_move(env, token, n, legal[0], log.Client())
                 break
     return created.public_id
 
@@ -36,7 +36,7 @@ def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
     migrate.upgrade(db.engine)
     env = Env(config=config.with_(database_url=url), db=db, clock=clock)
     public_id = _play(env, 6)
-    assert games.verify_game(env, public_id).ok
+    assert records.verify_game(env, public_id).ok
 
     # an attacker with database access drops the trigger and rewrites move 3
     with db.write() as session:
@@ -48,7 +48,7 @@ def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
             text("UPDATE moves SET at = :at WHERE n = 3"), {"at": "2030-01-01 00:00:00"}
         )
     env.cache = type(env.cache)()  # a fresh process: nothing remembered
-    report = games.verify_game(env, public_id)
+    report = records.verify_game(env, public_id)
     assert not report.ok
     assert report.first_bad_move == 3
     page = games.public_page(env, public_id)
@@ -60,7 +60,7 @@ def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
 
 def test_verify_of_a_sound_game_passes(env):
     public_id = _play(env, 4)
-    report = games.verify_game(env, public_id)
+    report = records.verify_game(env, public_id)
     assert report.ok
     assert [c.name for c in report.checks] == ["format", "commitment", "chain", "replay"]
 

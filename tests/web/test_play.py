@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from pbem.engine import Match, load_record, position_json, verify
-from pbem.services import games
+from pbem.services import games, records
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 
 CARD_FACE = re.compile(r'class="card card-(\w+)(?: small)?"')
@@ -36,7 +36,7 @@ def start_game(client, my=("Ada", "ada@example.test"), their=("Bo", "bo@example.
 
 def omniscient(env, public_id) -> Match:
     """The full state, the way only the operator (and the tests) can see it."""
-    data = games.operator_record(env, public_id)
+    data = records.operator_record(env, public_id)
     from pbem.engine import replay
 
     return replay(load_record(data))
@@ -122,7 +122,7 @@ def test_each_turn_mail_carries_the_move_hash_and_the_next_link(client, env):
     turn = mails(env, public_id, seat=1 - mover, kind="your_turn")
     receipt = mails(env, public_id, seat=mover, kind="receipt")
     assert len(turn) == 1 and len(receipt) == 1
-    record = games.operator_record(env, public_id)
+    record = records.operator_record(env, public_id)
     chain = record["moves"][0]["hash"]
     assert chain in turn[0].text_body and chain in receipt[0].text_body
     assert "your turn (move 2)" in turn[0].subject

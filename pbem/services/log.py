@@ -1,0 +1,126 @@
+"""Reading a game: its row, its log, its replayed state; opening a seat link; the access log.
+
+Every use case starts here, so no use case reads the log or checks a link its own way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .. import engine as jaipur
+from ..clock import iso
+from ..engine import Match
+from ..engine.record import LoggedMove
+from ..store.models import AccessLog, Game, MoveRow, Seat
+from .env import Env
+from .errors import Forbidden, NotFound
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    """Who is on the other end of a request, for the access log."""
+
+    ip: str | None = None
+    user_agent: str | None = None
+
+
+def game_row(session: Session, public_id: str, *, lock: bool = False) -> Game:
+    query = select(Game).where(Game.public_id == public_id)
+    if lock:
+        query = query.with_for_update()
+    game = session.scalars(query).one_or_none()
+    if game is None:
+        raise NotFound("There is no game with that id.")
+    return game
+
+
+def log_rows(session: Session, game: Game) -> list[MoveRow]:
+    return list(
+        session.scalars(select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.n))
+    )
+
+
+def logged_moves(rows: list[MoveRow]) -> list[LoggedMove]:
+    return [LoggedMove(r.n, r.move, r.seat, iso(r.at), r.hash, r.position) for r in rows]
+
+
+def state_of(env: Env, game: Game, rows: list[MoveRow]) -> Match:
+    key = (game.id, rows[-1].hash if rows else game.commitment)
+    match = env.cache.get(key)
+    if match is None:
+        match = jaipur.replay_moves(bytes.fromhex(game.seed), logged_moves(rows), game.first_player)
+        env.cache.put(key, match)
+    return match
+
+
+def seat_names(game: Game) -> tuple[str, str]:
+    return (game.seats[0].name, game.seats[1].name)
+
+
+def authenticate(
+    env: Env, session: Session, token: str, *, lock: bool = False
+) -> tuple[Game, Seat]:
+    claim = env.links.open_seat(token)
+    if claim is None:
+        raise Forbidden()
+    query = select(Game).where(Game.public_id == claim.public_id)
+    game = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    if game is None:
+        raise Forbidden()
+    seat = game.seats[claim.seat]
+    if seat.key_version != claim.key_version:
+        raise Forbidden()
+    return game, seat
+
+
+def record_access(
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int | None,
+    action: str,
+    client: Client,
+    *,
+    seen_n: int | None = None,
+    key_version: int | None = None,
+    detail: str | None = None,
+) -> None:
+    session.add(
+        AccessLog(
+            game_id=game.id,
+            seat=seat,
+            at=env.clock.now(),
+            action=action,
+            seen_n=seen_n,
+            key_version=key_version,
+            ip=(client.ip or "")[:64] or None,
+            user_agent=(client.user_agent or "")[:300] or None,
+            detail=detail,
+        )
+    )
+
+
+def record_refusal(
+    env: Env, token: str, action: str, client: Client, detail: str, seen_n: int | None
+) -> None:
+    """Record a refused attempt in its own transaction: the refusal itself changed nothing."""
+    claim = env.links.open_seat(token)
+    if claim is None:
+        return
+    with env.db.write() as session:
+        game = session.scalars(select(Game).where(Game.public_id == claim.public_id)).one_or_none()
+        if game is not None:
+            record_access(
+                session,
+                env,
+                game,
+                claim.seat,
+                action,
+                client,
+                seen_n=seen_n,
+                key_version=claim.key_version,
+                detail=detail[:500],
+            )

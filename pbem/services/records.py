@@ -1,0 +1,109 @@
+"""Exporting records and verifying stored games (FORMAT.md §4).
+
+A game whose stored log no longer verifies is flagged, never silently repaired.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import engine as jaipur
+from ..clock import iso
+from ..engine import Match
+from ..engine.record import LoggedMove, Record, Verification
+from ..store.models import Game, MoveRow
+from .env import Env
+from .errors import BadRequest, Forbidden
+from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access, state_of
+
+
+def export_record(
+    env: Env, public_id: str | None = None, token: str | None = None, client: Client | None = None
+) -> dict[str, Any]:
+    """The full record once the game is over; while it runs, only a seat's own view."""
+    with env.db.write() as session:
+        if token is not None:
+            game, seat = authenticate(env, session, token)
+            if public_id is not None and game.public_id != public_id:
+                raise Forbidden()
+        elif public_id is not None:
+            game, seat = game_row(session, public_id), None
+        else:
+            raise BadRequest("name a game or a seat")
+        rows = log_rows(session, game)
+        match = state_of(env, game, rows)
+        if seat is not None:
+            record_access(
+                session,
+                env,
+                game,
+                seat.seat,
+                "export",
+                client or Client(),
+                seen_n=len(rows),
+                key_version=seat.key_version,
+            )
+        if match.is_over:
+            return full_record(game, rows, match).to_json()
+        if seat is None:
+            raise Forbidden("The record is published when the game ends.")
+        record = jaipur.build_record(
+            seed=None,
+            commitment=game.commitment,
+            moves=[LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in logged_moves(rows)],
+            final=None,
+            game_id=game.public_id,
+            players=_players(game),
+            created_at=iso(game.created_at),
+            first_player=game.first_player,
+        )
+        data = record.to_json()
+        data["view"] = {
+            "seat": seat.seat,
+            **jaipur.views.view_to_json(jaipur.seat_view(match, seat.seat)),
+        }
+        return data
+
+
+def _players(game: Game) -> list[dict[str, Any]]:
+    return [{"seat": s.seat, "name": s.name} for s in game.seats]
+
+
+def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
+    return jaipur.build_record(
+        seed=bytes.fromhex(game.seed),
+        commitment=game.commitment,
+        moves=logged_moves(rows),
+        final=match,
+        game_id=game.public_id,
+        players=_players(game),
+        created_at=iso(game.created_at),
+        first_player=game.first_player,
+    )
+
+
+def verify_game(env: Env, public_id: str) -> Verification:
+    """Check the stored log (chain, replay, positions); flag the game if it fails."""
+    with env.db.write() as session:
+        game = game_row(session, public_id)
+        rows = log_rows(session, game)
+        report = jaipur.verify(full_record(game, rows, None))
+        status_ok = report.final is not None and report.final.status.value == game.status
+        if not report.ok or not status_ok:
+            failure = report.first_failure
+            reason = (
+                f"{failure.name}: {failure.detail}"
+                if failure
+                else f"the stored status {game.status!r} does not match the replay"
+            )
+            game.integrity_error = reason
+        return report
+
+
+def operator_record(env: Env, public_id: str) -> dict[str, Any]:
+    """The full record with the seed, even while the game runs: for the operator's audits only."""
+    with env.db.read() as session:
+        game = game_row(session, public_id)
+        rows = log_rows(session, game)
+        match = state_of(env, game, rows)
+        return full_record(game, rows, match if match.is_over else None).to_json()
