@@ -46,6 +46,21 @@ class Config:
     smtp_user: str = ""
     smtp_password: str = ""
     smtp_tls: str = "none"  # none, starttls or ssl
+    #: Replies go to ``<local>+<token>@<domain>`` of this address (plus addressing).
+    reply_address: str = "play@localhost"
+    #: The hour (UTC) after which the daily digests go out.
+    digest_hour: int = 7
+    imap_host: str = ""
+    imap_port: int = 993
+    imap_user: str = ""
+    imap_password: str = ""
+    imap_folder: str = "INBOX"
+    imap_ssl: bool = True
+    inbound_max_bytes: int = 256 * 1024
+
+    def reply_to(self, token: str) -> str:
+        local, _, domain = self.reply_address.partition("@")
+        return f"{local}+{token}@{domain}"
 
     @property
     def dev_mode(self) -> bool:
@@ -87,6 +102,13 @@ def from_env() -> Config:
         port = int(os.environ.get("PBEM_SMTP_PORT", "465" if tls == "ssl" else "25"))
     except ValueError:
         raise ConfigError("PBEM_SMTP_PORT must be a number") from None
+    mail_from = os.environ.get("PBEM_MAIL_FROM", Config.mail_from)
+    domain = mail_from.rsplit("@", 1)[-1].strip("<> ") or "localhost"
+    try:
+        digest_hour = int(os.environ.get("PBEM_DIGEST_HOUR", "7"))
+        imap_port = int(os.environ.get("PBEM_IMAP_PORT", "993"))
+    except ValueError:
+        raise ConfigError("PBEM_DIGEST_HOUR and PBEM_IMAP_PORT must be numbers") from None
     return Config(
         env=env,
         instance_path=instance,
@@ -94,7 +116,15 @@ def from_env() -> Config:
         secret_key=_secret_key(instance, env),
         base_url=os.environ.get("PBEM_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
         mail_backend=backend,
-        mail_from=os.environ.get("PBEM_MAIL_FROM", Config.mail_from),
+        mail_from=mail_from,
+        reply_address=os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}"),
+        digest_hour=digest_hour,
+        imap_host=os.environ.get("PBEM_IMAP_HOST", ""),
+        imap_port=imap_port,
+        imap_user=os.environ.get("PBEM_IMAP_USER", ""),
+        imap_password=os.environ.get("PBEM_IMAP_PASSWORD", ""),
+        imap_folder=os.environ.get("PBEM_IMAP_FOLDER", "INBOX"),
+        imap_ssl=os.environ.get("PBEM_IMAP_SSL", "true").lower() not in ("0", "false", "no"),
         smtp_host=os.environ.get("PBEM_SMTP_HOST", "localhost"),
         smtp_port=port,
         smtp_user=os.environ.get("PBEM_SMTP_USER", ""),

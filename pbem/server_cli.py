@@ -11,7 +11,6 @@ import os
 import random
 import re
 import sys
-import threading
 import time
 from typing import Any
 
@@ -177,22 +176,14 @@ def verify_stored(game_id: str) -> bool:
     return False
 
 
-def _deliver_forever(env: Any, interval: float) -> None:
-    from .mail.delivery import backend_for, deliver_due
-
-    backend = backend_for(env.config)
-    while True:
-        try:
-            deliver_due(env.db, env.clock, backend, env.config.mail_from)
-        except Exception as exc:  # keep the development loop alive; report and go on
-            click.echo(f"mail delivery failed: {exc}", err=True)
-        time.sleep(interval)
-
-
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True)
-@click.option("--no-mail", is_flag=True, help="Do not deliver the outbox in this process.")
+@click.option(
+    "--no-mail",
+    is_flag=True,
+    help="Do not run the scheduler's jobs (mail, reminders) in this process.",
+)
 def serve(host: str, port: int, no_mail: bool) -> None:
     """The development server (production runs gunicorn: see deploy/)."""
     from .store.db import SchemaError
@@ -210,8 +201,10 @@ def serve(host: str, port: int, no_mail: bool) -> None:
         app = create_app(env=env)
     except SchemaError as exc:
         raise click.ClickException(str(exc)) from None
-    if not no_mail:
-        threading.Thread(target=_deliver_forever, args=(env, 2.0), daemon=True).start()
+    if not no_mail:  # development only: production runs `pbem scheduler` on its own
+        from .scheduler import start_in_background
+
+        start_in_background(env)
     click.echo(
         f"Jaipur by mail on http://{host}:{port}/  (dev inbox: http://{host}:{port}/dev/inbox)"
     )
@@ -251,7 +244,95 @@ def demo(played: int) -> None:
     click.echo(f"  dev inbox:      {base}/dev/inbox")
 
 
-SERVER_COMMANDS = (db_group, new_game, list_games, export, serve, demo)
+@click.command("scheduler")
+def scheduler() -> None:
+    """Run the jobs: deliver mail, remind, warn, time out, digests (one process of its own)."""
+    import logging
+
+    from .scheduler import run_forever
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    env = _ready_env()
+    click.echo(f"pbem scheduler: mail by {env.config.mail_backend}; Ctrl+C stops it")
+    run_forever(env)
+
+
+@click.command("inbound")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8025, show_default=True)
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (as Postfix's lmtp transport wants).")
+def inbound(host: str, port: int, lmtp: bool) -> None:
+    """Receive replies over SMTP or LMTP and play the moves they carry."""
+    import logging
+
+    from .mail.receiver import ReceiverController
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    env = _ready_env()
+    controller = ReceiverController(env, host, port, lmtp=lmtp)
+    controller.start()
+    click.echo(
+        f"pbem inbound: {'LMTP' if lmtp else 'SMTP'} on {host}:{port} for "
+        f"{env.config.reply_to('*')}; Ctrl+C stops it"
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+
+
+@click.group("outbox", invoke_without_command=True)
+@click.option("--all", "show_all", is_flag=True, help="Also list mail already sent.")
+@click.pass_context
+def outbox_group(ctx: click.Context, show_all: bool) -> None:
+    """List pending and failed mail (`pbem outbox retry ID` sends one again)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .clock import iso
+    from .mail import outbox
+
+    env = _ready_env()
+    statuses = None if show_all else ("pending", "failed")
+    with env.db.read() as session:
+        rows = outbox.recent(session, 500, statuses)
+        for r in rows:
+            error = f"  [{r.last_error}]" if r.last_error else ""
+            click.echo(
+                f"{r.id:>6}  {r.status:<8} {r.attempts} tries  {iso(r.created_at)}  "
+                f"{r.kind:<16} {r.to_addr}  {r.subject}{error}"
+            )
+        if not rows:
+            click.echo("no pending or failed mail" if not show_all else "no mail")
+
+
+@outbox_group.command("retry")
+@click.argument("row_id", type=int)
+def outbox_retry(row_id: int) -> None:
+    """Send outbox row ROW_ID again at the next delivery run."""
+    from .mail import outbox
+
+    env = _ready_env()
+    with env.db.write() as session:
+        row = outbox.retry(session, row_id, env.clock.now())
+        if row is None:
+            raise click.ClickException(f"no unsent outbox row {row_id}")
+    click.echo(f"row {row_id} will be sent at the next delivery run")
+
+
+SERVER_COMMANDS = (
+    db_group,
+    new_game,
+    list_games,
+    export,
+    serve,
+    demo,
+    scheduler,
+    inbound,
+    outbox_group,
+)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("run `pbem`")

@@ -6,7 +6,7 @@ Everything else in pbem trusts this package and re-implements no rule.
 from .cards import CARDS, GOODS, Card
 from .errors import IllegalMoveError, InvalidMoveError, MoveError
 from .match import Match, Outcome, Status
-from .moves import Exchange, Move, Resign, Sell, TakeCamels, TakeGood
+from .moves import MATCH_ACTIONS, Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 from .notation import format_move, move_line, parse_move
 from .position import position_hash, position_json
 from .record import (
@@ -35,8 +35,10 @@ __all__ = [
     "CARDS",
     "ENGINE",
     "GOODS",
+    "MATCH_ACTIONS",
     "RECORD_FORMAT",
     "Card",
+    "Claim",
     "Exchange",
     "IllegalMoveError",
     "InvalidMoveError",
@@ -59,6 +61,7 @@ __all__ = [
     "Status",
     "TakeCamels",
     "TakeGood",
+    "Timeout",
     "Verification",
     "build_record",
     "chain_hash",

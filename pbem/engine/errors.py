@@ -26,7 +26,7 @@ MESSAGES: dict[str, str] = {
     "e.g. 'exchange {cards} for …'",
     "camels_take_all": "camels are taken all at once: write 'camels'",
     "camels_extra": "'camels' takes all the camels in the market and nothing else",
-    "resign_extra": "'resign' stands alone: write just 'resign'",
+    "standalone_extra": "'{word}' stands alone: write just '{word}'",
     "exchange_needs_for": "an exchange names what you take and what you give back: "
     "'exchange spice spice for camel camel'",
     "exchange_camel_taken": "camels cannot be taken in an exchange: write 'camels' "
@@ -53,7 +53,10 @@ MESSAGES: dict[str, str] = {
     "not_in_herd": "your herd has {have} camels: you cannot give {want}",
     "sell_too_few_precious": "{card} must be sold at least 2 at a time",
     "sell_nothing": "a sale sells at least one card",
-    "resign_needs_seat": "a resignation must say which seat resigns",
+    "resign_needs_seat": "a resignation, timeout or claim must say which seat it is for",
+    "timeout_not_to_move": "only the seat to move can run out of time",
+    "already_overdue": "this seat's time has already run out",
+    "claim_not_overdue": "you can claim the win only after your opponent's time has run out",
 }
 
 

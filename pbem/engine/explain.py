@@ -11,7 +11,7 @@ from collections import Counter
 
 from .cards import Card
 from .match import Match
-from .moves import Exchange, Move, Resign, Sell, TakeCamels, TakeGood
+from .moves import Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 from .round import Round
 
 
@@ -73,9 +73,13 @@ def _effect(before: Match, move: Move, seat: int, subject: str, past: bool) -> t
 
 def preview(before: Match, move: Move, seat: int) -> str:
     """What will happen if ``seat`` plays ``move`` now (``IllegalMoveError`` if it is illegal)."""
-    if isinstance(move, Resign):
+    if isinstance(move, Resign | Claim | Timeout):
         before.apply(move, seat)
-        return "You resign: your opponent wins the match at once."
+        return {
+            Resign: "You resign: your opponent wins the match at once.",
+            Claim: "You claim the win: your opponent's time for this move ran out.",
+            Timeout: "Your time for this move runs out.",
+        }[type(move)]
     text, after = _effect(before, move, seat, "You", past=False)
     return text + _ending(before, after, "You")
 
@@ -84,5 +88,9 @@ def narrate(before: Match, move: Move, seat: int, name: str) -> str:
     """The move in the past tense, as the opponent and spectators may read it."""
     if isinstance(move, Resign):
         return f"{name} resigned."
+    if isinstance(move, Timeout):
+        return f"{name}'s time for this move ran out."
+    if isinstance(move, Claim):
+        return f"{name} claimed the win on time."
     text, after = _effect(before, move, seat, name, past=True)
     return text + _ending(before, after, name)

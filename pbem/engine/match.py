@@ -16,7 +16,7 @@ from enum import StrEnum
 from . import rng
 from .cards import SEALS_TO_WIN
 from .errors import IllegalMoveError
-from .moves import Move, Resign
+from .moves import Claim, Move, Resign, Timeout
 from .round import Round, RoundResult
 
 
@@ -36,7 +36,17 @@ class Outcome:
 class Match:
     """A whole match of Jaipur, immutable; ``apply`` returns the next state."""
 
-    __slots__ = ("first_player", "resigned", "results", "round", "seals", "seed", "winner")
+    __slots__ = (
+        "claimed",
+        "first_player",
+        "overdue",
+        "resigned",
+        "results",
+        "round",
+        "seals",
+        "seed",
+        "winner",
+    )
 
     seed: bytes
     first_player: int
@@ -45,6 +55,8 @@ class Match:
     round: Round
     winner: int | None
     resigned: int | None  # the seat that resigned, if the match ended so
+    overdue: int | None  # the seat to move whose time ran out (until it moves)
+    claimed: int | None  # the seat that won by claiming the other's timeout
 
     @classmethod
     def new(cls, seed: bytes, first_player: int | None = None) -> Match:
@@ -62,6 +74,8 @@ class Match:
         m.round = Round.deal(seed, 1, starter)
         m.winner = None
         m.resigned = None
+        m.overdue = None
+        m.claimed = None
         return m
 
     # -------------------------------------------------------------- questions
@@ -107,25 +121,47 @@ class Match:
         """The match after ``move``; ``seat``, when given, must be the seat to move."""
         if self.winner is not None:
             raise IllegalMoveError("game_over")
-        if type(move) is Resign:
-            if seat is None:
-                raise IllegalMoveError("resign_needs_seat")
-            new_round = self.round
-        else:
-            new_round = self.round.apply(move, seat)
+        kind = type(move)
+        if kind is Resign or kind is Timeout or kind is Claim:
+            return self._match_action(kind, seat)
+        new_round = self.round.apply(move, seat)
+        m = self._copy()
+        m.round = new_round
+        m.overdue = None  # only the seat to move can be overdue, and it has now moved
+        if new_round.end is not None:
+            m._finish_round()
+        return m
+
+    def _copy(self) -> Match:
         m = Match.__new__(Match)
         m.seed = self.seed
         m.first_player = self.first_player
         m.results = self.results
         m.seals = self.seals
+        m.round = self.round
         m.winner = None
         m.resigned = None
-        m.round = new_round
-        if type(move) is Resign:
-            m.resigned = seat
-            m.winner = 1 - seat  # type: ignore[operator]
-        elif new_round.end is not None:
-            m._finish_round()
+        m.overdue = self.overdue
+        m.claimed = None
+        return m
+
+    def _match_action(self, kind: type, seat: int | None) -> Match:
+        """Resign (either seat, any time), a timeout (the seat to move), a claim (its opponent)."""
+        if seat is None:
+            raise IllegalMoveError("resign_needs_seat")
+        m = self._copy()
+        if kind is Resign:
+            m.resigned, m.winner = seat, 1 - seat
+        elif kind is Timeout:
+            if seat != self.round.to_move:
+                raise IllegalMoveError("timeout_not_to_move")
+            if self.overdue is not None:
+                raise IllegalMoveError("already_overdue")
+            m.overdue = seat
+        else:
+            if self.overdue != 1 - seat:
+                raise IllegalMoveError("claim_not_overdue")
+            m.claimed, m.winner = seat, seat
         return m
 
     def _finish_round(self) -> None:

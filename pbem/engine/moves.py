@@ -89,4 +89,26 @@ class Resign:
         return "resign"
 
 
-Move = TakeGood | TakeCamels | Exchange | Sell | Resign
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat to move let its deadline pass (logged by the server's clock, for that seat).
+
+    It changes nothing on the table; it only makes a claim of the win possible
+    for the other seat until the late seat moves.
+    """
+
+    def __str__(self) -> str:
+        return "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The waiting seat claims the win because the other seat's time ran out."""
+
+    def __str__(self) -> str:
+        return "claim"
+
+
+Move = TakeGood | TakeCamels | Exchange | Sell | Resign | Timeout | Claim
+#: Entries of the log that are not turns of the card game (never listed as legal moves).
+MATCH_ACTIONS = (Resign, Timeout, Claim)

@@ -14,7 +14,7 @@ import unicodedata
 
 from .cards import CARDS, Card
 from .errors import InvalidMoveError
-from .moves import Exchange, Move, Resign, Sell, TakeCamels, TakeGood
+from .moves import Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 
 _VERBS = {
     "take": "take",
@@ -25,7 +25,10 @@ _VERBS = {
     "swap": "exchange",
     "sell": "sell",
     "resign": "resign",
+    "timeout": "timeout",
+    "claim": "claim",
 }
+_STANDALONE: dict[str, type] = {"resign": Resign, "timeout": Timeout, "claim": Claim}
 _SEPARATORS = frozenset({"for", "with", "give", "giving", "->", "=>", "→"})
 _FILLERS = frozenset({"and", "the", "all", "my", "of", "&", "a"})
 _CARD_WORDS = {card.word: card for card in CARDS}
@@ -146,10 +149,10 @@ def parse_move(text: str) -> Move:
         raise InvalidMoveError("empty")
     verb, rest = _verb(tokens[0]), tokens[1:]
 
-    if verb == "resign":
-        if rest:
-            raise InvalidMoveError("resign_extra")
-        return Resign()
+    if verb in _STANDALONE:
+        if rest and not (verb == "claim" and rest in (["win"], ["the", "win"])):
+            raise InvalidMoveError("standalone_extra", word=verb)
+        return _STANDALONE[verb]()
 
     if verb == "camels":
         if rest:

@@ -306,6 +306,7 @@ def result_json(match: Match) -> dict[str, Any]:
         "winner": match.winner,
         "status": match.status.value,
         **({"resigned": match.resigned} if match.resigned is not None else {}),
+        **({"claimed": match.claimed} if match.claimed is not None else {}),
     }
 
 

@@ -20,9 +20,9 @@ def domain_of(address: str) -> str:
     return address.rsplit("@", 1)[-1].strip("<> ") or "localhost"
 
 
-def thread_id(public_id: str, mail_from: str) -> str:
-    """The Message-ID every mail of a game refers to, so clients thread them together."""
-    return f"<game.{public_id}@{domain_of(mail_from)}>"
+def thread_id(public_id: str, seat: int, mail_from: str) -> str:
+    """The Message-ID of a seat's invitation, which every later mail to that seat refers to."""
+    return f"<game.{public_id}.seat{seat}@{domain_of(mail_from)}>"
 
 
 def queue(
@@ -36,16 +36,17 @@ def queue(
     text: str,
     html: str,
     game_id: int | None = None,
-    public_id: str | None = None,
     seat: int | None = None,
     headers: dict[str, str] | None = None,
-) -> OutboxMessage:
-    message_id = f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>"
-    all_headers = dict(headers or {})
-    if public_id is not None:
-        root = thread_id(public_id, mail_from)
-        all_headers.setdefault("In-Reply-To", root)
-        all_headers.setdefault("References", root)
+    dedupe_key: str | None = None,
+    message_id: str | None = None,
+) -> OutboxMessage | None:
+    """Queue a mail; with a ``dedupe_key`` already queued, queue nothing and return None."""
+    if dedupe_key is not None and session.scalar(
+        select(OutboxMessage.id).where(OutboxMessage.dedupe_key == dedupe_key)
+    ):
+        return None
+    message_id = message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>"
     row = OutboxMessage(
         message_id=message_id,
         game_id=game_id,
@@ -55,7 +56,8 @@ def queue(
         subject=subject,
         text_body=text,
         html_body=html,
-        headers=all_headers,
+        headers=dict(headers or {}),
+        dedupe_key=dedupe_key,
         created_at=now,
         status="pending",
         attempts=0,
@@ -65,7 +67,19 @@ def queue(
     return row
 
 
-def recent(session: Session, limit: int = 200) -> list[OutboxMessage]:
-    return list(
-        session.scalars(select(OutboxMessage).order_by(OutboxMessage.id.desc()).limit(limit))
-    )
+def recent(
+    session: Session, limit: int = 200, statuses: tuple[str, ...] | None = None
+) -> list[OutboxMessage]:
+    query = select(OutboxMessage).order_by(OutboxMessage.id.desc()).limit(limit)
+    if statuses:
+        query = query.where(OutboxMessage.status.in_(statuses))
+    return list(session.scalars(query))
+
+
+def retry(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
+    """Put a failed (or pending) row back in line to be sent at once."""
+    row = session.get(OutboxMessage, row_id)
+    if row is None or row.status == "sent":
+        return None
+    row.status, row.next_attempt_at = "pending", now
+    return row

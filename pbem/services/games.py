@@ -20,6 +20,7 @@ from ..engine.explain import narrate
 from ..engine.record import ENGINE, RULES
 from ..store.models import Game, MoveRow, Seat
 from . import notify
+from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
 from .log import (
@@ -56,6 +57,7 @@ class Entry:
     at: datetime
     source: str
     hash: str
+    message: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,11 @@ class SeatPage:
     next_n: int
     since: datetime
     legal_count: int
+    clock: TurnClock | None  # the current turn's deadline, whoever is to move
+    away_until: datetime | None
+    vacation_left: float  # days
+    mail_mode: str
+    can_claim: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,23 +158,57 @@ def _entries(game: Game, rows: list[MoveRow]) -> tuple[Entry, ...]:
                 as_utc(row.at),
                 row.source,
                 row.hash,
+                row.message,
             )
         )
     return tuple(out)
 
 
-def _since(game: Game, rows: list[MoveRow]) -> datetime:
-    return as_utc(rows[-1].at if rows else game.created_at)
+def turn_started(game: Game, rows: list[MoveRow]) -> datetime:
+    """When the current turn began: the last entry that was not a timeout, or the creation."""
+    for row in reversed(rows):
+        if row.move != "timeout":
+            return as_utc(row.at)
+    return as_utc(game.created_at)
+
+
+@dataclass(frozen=True, slots=True)
+class GameClock:
+    """A game's correspondence clock, chosen when it is created."""
+
+    days_per_move: int | None = 3
+    reminder_after_hours: int = 24
+    reminder_every_hours: int = 48
+    timeout_action: str = "claim"  # or "wait"
+    vacation_days: int = 10
+
+    def check(self) -> GameClock:
+        if self.days_per_move is not None and not 1 <= self.days_per_move <= 60:
+            raise BadRequest("days per move: between 1 and 60, or no limit")
+        if not 1 <= self.reminder_after_hours <= 24 * 30:
+            raise BadRequest("the first reminder comes after 1 hour to 30 days")
+        if not 1 <= self.reminder_every_hours <= 24 * 30:
+            raise BadRequest("reminders repeat every 1 hour to 30 days")
+        if self.timeout_action not in ("claim", "wait"):
+            raise BadRequest("after a timeout: the waiting player may claim, or the game waits")
+        if not 0 <= self.vacation_days <= 60:
+            raise BadRequest("vacation days: 0 to 60")
+        return self
 
 
 def create_game(
-    env: Env, players: tuple[PlayerIn, PlayerIn], *, first_player: int | None = None
+    env: Env,
+    players: tuple[PlayerIn, PlayerIn],
+    *,
+    first_player: int | None = None,
+    clock: GameClock | None = None,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited."""
     a = _clean_player(players[0], "First player")
     b = _clean_player(players[1], "Second player")
     if first_player not in (None, 0, 1):
         raise BadRequest("the first player is seat 0 or seat 1")
+    rules = (clock or GameClock()).check()
     seed = rng.new_seed()
     now = env.clock.now()
     with env.db.write() as session:
@@ -180,6 +221,11 @@ def create_game(
             seed=seed.hex(),
             first_player=first_player,
             status="in_progress",
+            days_per_move=rules.days_per_move,
+            reminder_after_hours=rules.reminder_after_hours,
+            reminder_every_hours=rules.reminder_every_hours,
+            timeout_action=rules.timeout_action,
+            vacation_days=rules.vacation_days,
         )
         session.add(game)
         session.flush()
@@ -195,6 +241,26 @@ def create_game(
         for seat in (0, 1):
             notify.invitation(session, env, game, seat, tokens[seat], match)
         return CreatedGame(game.public_id, game.commitment, tokens)
+
+
+def away_intervals(seat: Seat) -> list[tuple[datetime, datetime]]:
+    return [(as_utc(v.starts_at), as_utc(v.ends_at)) for v in seat.vacations]
+
+
+def vacation_left(game: Game, seat: Seat) -> float:
+    used = sum((as_utc(v.ends_at) - as_utc(v.starts_at)).total_seconds() for v in seat.vacations)
+    return max(0.0, game.vacation_days - used / 86400)
+
+
+def current_clock(
+    game: Game, rows: list[MoveRow], match: jaipur.Match, now: datetime
+) -> TurnClock | None:
+    """The turn clock of the seat to move (None once the game is over)."""
+    if match.to_move is None:
+        return None
+    return turn_clock(
+        turn_started(game, rows), now, game.days_per_move, away_intervals(game.seats[match.to_move])
+    )
 
 
 def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> SeatPage:
@@ -213,6 +279,8 @@ def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> 
             seen_n=len(rows),
             key_version=seat.key_version,
         )
+        now = env.clock.now()
+        away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
         return SeatPage(
             game=_info(game, match.is_over),
             seat=seat.seat,
@@ -220,8 +288,13 @@ def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> 
             view=jaipur.seat_view(match, seat.seat),
             entries=_entries(game, rows),
             next_n=len(rows) + 1,
-            since=_since(game, rows),
+            since=turn_started(game, rows),
             legal_count=len(match.legal_moves()) if match.to_move == seat.seat else 0,
+            clock=current_clock(game, rows, match, now),
+            away_until=as_utc(away[-1].ends_at) if away else None,
+            vacation_left=vacation_left(game, seat),
+            mail_mode=seat.mail_mode,
+            can_claim=match.overdue == 1 - seat.seat and game.timeout_action == "claim",
         )
 
 
@@ -234,7 +307,7 @@ def public_page(env: Env, public_id: str) -> PublicPage:
             _info(game, match.is_over),
             jaipur.public_view(match),
             _entries(game, rows),
-            _since(game, rows),
+            turn_started(game, rows),
         )
 
 

@@ -7,11 +7,29 @@ links bumps its key version; the token itself never changes meaning.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import re
 from dataclasses import dataclass
 
 from itsdangerous import BadData, URLSafeSerializer
 
 SEAT_SALT = "pbem/seat-link/1"
+REPLY_SALT = b"pbem/reply-address/1"
+#: ``<game>-<seat>-<move number>-<key version>-<mac>``: lowercase only, because mail
+#: servers may fold the case of an address's local part.
+REPLY_TOKEN = re.compile(r"^([a-z0-9]{4,16})-([01])-(\d{1,5})-(\d{1,5})-([a-z2-7]{24})$")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyClaim:
+    """A reply address names the game, the seat, the move it answers and the key version."""
+
+    public_id: str
+    seat: int
+    n: int
+    key_version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +44,25 @@ class SeatClaim:
 class LinkSigner:
     def __init__(self, secret_key: str) -> None:
         self._seat = URLSafeSerializer(secret_key, salt=SEAT_SALT)
+        self._reply_key = hashlib.sha256(REPLY_SALT + secret_key.encode()).digest()
+
+    def _reply_mac(self, payload: str) -> str:
+        digest = hmac.new(self._reply_key, payload.encode(), hashlib.sha256).digest()[:15]
+        return base64.b32encode(digest).decode().lower()
+
+    def reply_token(self, public_id: str, seat: int, n: int, key_version: int) -> str:
+        """The token of a reply address: a reply to it plays move ``n`` for ``seat``."""
+        payload = f"{public_id}-{seat}-{n}-{key_version}"
+        return f"{payload}-{self._reply_mac(payload)}"
+
+    def open_reply(self, token: str) -> ReplyClaim | None:
+        match = REPLY_TOKEN.match(token.strip().lower())
+        if match is None:
+            return None
+        public_id, seat, n, version, mac = match.groups()
+        if not hmac.compare_digest(mac, self._reply_mac(f"{public_id}-{seat}-{n}-{version}")):
+            return None
+        return ReplyClaim(public_id, int(seat), int(n), int(version))
 
     def seat_token(self, public_id: str, seat: int, key_version: int) -> str:
         return self._seat.dumps([public_id, seat, key_version])

@@ -6,6 +6,7 @@ Every use case starts here, so no use case reads the log or checks a link its ow
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -60,10 +61,19 @@ def seat_names(game: Game) -> tuple[str, str]:
     return (game.seats[0].name, game.seats[1].name)
 
 
-def authenticate(
-    env: Env, session: Session, token: str, *, lock: bool = False
-) -> tuple[Game, Seat]:
-    claim = env.links.open_seat(token)
+class Key(Protocol):
+    """A verified claim to a seat: a seat link's or a reply address's."""
+
+    @property
+    def public_id(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def key_version(self) -> int: ...
+
+
+def open_claim(session: Session, claim: Key | None, *, lock: bool = False) -> tuple[Game, Seat]:
+    """The game and seat a genuine claim opens, if its key version is still current."""
     if claim is None:
         raise Forbidden()
     query = select(Game).where(Game.public_id == claim.public_id)
@@ -74,6 +84,13 @@ def authenticate(
     if seat.key_version != claim.key_version:
         raise Forbidden()
     return game, seat
+
+
+def authenticate(
+    env: Env, session: Session, token: str, *, lock: bool = False
+) -> tuple[Game, Seat]:
+    """Open a seat link (Forbidden for anything forged, altered, revoked or unknown)."""
+    return open_claim(session, env.links.open_seat(token), lock=lock)
 
 
 def record_access(
@@ -104,10 +121,9 @@ def record_access(
 
 
 def record_refusal(
-    env: Env, token: str, action: str, client: Client, detail: str, seen_n: int | None
+    env: Env, claim: Key | None, action: str, client: Client, detail: str, seen_n: int | None
 ) -> None:
     """Record a refused attempt in its own transaction: the refusal itself changed nothing."""
-    claim = env.links.open_seat(token)
     if claim is None:
         return
     with env.db.write() as session:

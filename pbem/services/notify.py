@@ -1,10 +1,16 @@
 """The mails a game sends, queued in the outbox inside the use case's transaction.
 
-Each mail to a seat is built from that seat's view (invariant 7); nothing here
-reads the full state except what the game-over mail may reveal.
+Each mail to a seat is built from that seat's view (invariant 7); the game
+header given to templates holds the seed only once the game is over. Every
+mail to a seat threads under that seat's invitation, and a mail that asks for a
+move carries a Reply-To address that plays it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -15,30 +21,71 @@ from ..store.models import Game
 from .env import Env
 
 
-def _header(game: Game, *, over: bool) -> dict[str, object]:
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """What a logged entry did, for the mails that tell of it."""
+
+    seat: int
+    n: int
+    move: str
+    hash: str
+    words: str
+    message: str | None
+    after: Match
+    round_ended: jaipur.RoundResult | None
+
+
+def _header(game: Game, *, over: bool) -> dict[str, Any]:
     """What a mail template may know of the game: never the seed while it runs."""
     return {
         "public_id": game.public_id,
         "commitment": game.commitment,
         "seats": [{"name": s.name} for s in game.seats],
         "seed": game.seed if over else None,
+        "days_per_move": game.days_per_move,
+        "timeout_action": game.timeout_action,
     }
 
 
+def seat_link(env: Env, game: Game, seat: int) -> str:
+    return env.seat_url(env.links.seat_token(game.public_id, seat, game.seats[seat].key_version))
+
+
 def _queue(
-    session: Session, env: Env, game: Game, seat: int, kind: str, subject: str, **context: object
-) -> None:
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    kind: str,
+    subject: str,
+    *,
+    reply_n: int | None = None,
+    dedupe: str | None = None,
+    message_id: str | None = None,
+    **context: Any,
+) -> bool:
+    """Render and queue one mail to a seat; False if its dedupe key was queued before."""
     names = (game.seats[0].name, game.seats[1].name)
-    context["game"] = _header(game, over=kind == "game_over")
+    headers: dict[str, str] = {}
+    if reply_n is not None:
+        token = env.links.reply_token(game.public_id, seat, reply_n, game.seats[seat].key_version)
+        headers["Reply-To"] = env.config.reply_to(token)
+        context["reply_to"] = headers["Reply-To"]
     context.update(
+        game=_header(game, over=kind == "game_over"),
         seat=seat,
         me=names[seat],
         opponent=names[1 - seat],
         game_url=env.game_url(game.public_id),
+        link=context.get("link") or seat_link(env, game, seat),
         now=env.clock.now(),
     )
+    context.setdefault("reply_to", None)
     text, html = compose.render(kind, **context)
-    outbox.queue(
+    root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
+    if message_id is None:
+        headers.update({"In-Reply-To": root, "References": root})
+    row = outbox.queue(
         session,
         now=env.clock.now(),
         mail_from=env.config.mail_from,
@@ -48,15 +95,17 @@ def _queue(
         text=text,
         html=html,
         game_id=game.id,
-        public_id=game.public_id,
         seat=seat,
+        headers=headers,
+        dedupe_key=dedupe,
+        message_id=message_id,
     )
+    return row is not None
 
 
 def invitation(session: Session, env: Env, game: Game, seat: int, token: str, match: Match) -> None:
     opponent = game.seats[1 - seat].name
-    view = jaipur.seat_view(match, seat)
-    starts = "You move first." if match.to_move == seat else f"{opponent} moves first."
+    starts = match.to_move == seat
     _queue(
         session,
         env,
@@ -65,79 +114,88 @@ def invitation(session: Session, env: Env, game: Game, seat: int, token: str, ma
         "invitation",
         f"Jaipur vs {opponent} — a new game",
         link=env.seat_url(token),
-        view=view,
-        starts=starts,
+        view=jaipur.seat_view(match, seat),
+        starts="You move first." if starts else f"{opponent} moves first.",
+        reply_n=1 if starts else None,
+        message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
     )
 
 
-def after_move(
-    session: Session,
-    env: Env,
-    game: Game,
-    mover: int,
-    n: int,
-    move: str,
-    chain_hash: str,
-    words: str,
-    after: Match,
-    round_ended: jaipur.RoundResult | None,
-) -> None:
-    """Game over to both; else "your turn" to the seat to move and a note to the other.
+def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
+    """Game over to both; a timeout to both; else "your turn" and a receipt.
 
     After a round ends the loser starts the next one, so the seat to move may be
-    the one that just moved.
+    the one that just moved. Seats on the daily digest get no per-turn mail.
     """
     names = (game.seats[0].name, game.seats[1].name)
+    after = moved.after
     common = dict(
-        move=move, words=words, n=n, hash=chain_hash, mover=names[mover], round_ended=round_ended
+        move=moved.move,
+        words=moved.words,
+        n=moved.n,
+        hash=moved.hash,
+        mover=names[moved.seat],
+        round_ended=moved.round_ended,
+        note=moved.message,
     )
-
-    def seat_link(seat: int) -> str:
-        return env.seat_url(
-            env.links.seat_token(game.public_id, seat, game.seats[seat].key_version)
-        )
-
     if after.is_over:
         for seat in (0, 1):
+            subject = f"Jaipur vs {names[1 - seat]} — game over"
             _queue(
                 session,
                 env,
                 game,
                 seat,
                 "game_over",
-                f"Jaipur vs {names[1 - seat]} — game over",
+                subject,
                 match=after,
                 won=after.winner == seat,
                 record_url=env.record_url(game.public_id),
-                link=seat_link(seat),
                 **common,
             )
         return
     to_move = after.to_move
     assert to_move is not None
     waiting = 1 - to_move
-    _queue(
-        session,
-        env,
-        game,
-        to_move,
-        "your_turn",
-        f"Jaipur vs {names[waiting]} — your turn (move {n + 1})",
-        link=seat_link(to_move),
-        view=jaipur.seat_view(after, to_move),
-        **common,
-    )
-    _queue(
-        session,
-        env,
-        game,
-        waiting,
-        "receipt",
-        f"Jaipur vs {names[to_move]} — move {n} recorded",
-        link=seat_link(waiting),
-        mine=waiting == mover,
-        **common,
-    )
+    if moved.move == "timeout":
+        can_claim = game.timeout_action == "claim"
+        for seat in (0, 1):
+            _queue(
+                session,
+                env,
+                game,
+                seat,
+                "timeout",
+                f"Jaipur vs {names[1 - seat]} — time ran out (move {moved.n + 1})",
+                late=seat == to_move,
+                can_claim=can_claim,
+                reply_n=moved.n + 1 if seat == to_move or can_claim else None,
+                **common,
+            )
+        return
+    if game.seats[to_move].mail_mode == "each":
+        _queue(
+            session,
+            env,
+            game,
+            to_move,
+            "your_turn",
+            f"Jaipur vs {names[waiting]} — your turn (move {moved.n + 1})",
+            view=jaipur.seat_view(after, to_move),
+            reply_n=moved.n + 1,
+            **common,
+        )
+    if game.seats[waiting].mail_mode == "each":
+        _queue(
+            session,
+            env,
+            game,
+            waiting,
+            "receipt",
+            f"Jaipur vs {names[to_move]} — move {moved.n} recorded",
+            mine=waiting == moved.seat,
+            **common,
+        )
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:
@@ -146,3 +204,106 @@ def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reiss
         f"Jaipur vs {opponent} — your new link" if reissued else f"Jaipur vs {opponent} — your link"
     )
     _queue(session, env, game, seat, "link", subject, link=env.seat_url(token), reissued=reissued)
+
+
+def reminder(
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    next_n: int,
+    k: int,
+    match: Match,
+    deadline: datetime | None,
+    since: datetime,
+) -> bool:
+    return _queue(
+        session,
+        env,
+        game,
+        seat,
+        "reminder",
+        f"Jaipur vs {game.seats[1 - seat].name} — reminder: your move ({next_n})",
+        dedupe=f"reminder:{game.id}:{next_n}:{k}",
+        reply_n=next_n,
+        deadline=deadline,
+        since=since,
+        view=jaipur.seat_view(match, seat),
+        n=next_n - 1,
+    )
+
+
+def deadline_warning(
+    session: Session, env: Env, game: Game, seat: int, next_n: int, deadline: datetime
+) -> bool:
+    return _queue(
+        session,
+        env,
+        game,
+        seat,
+        "deadline_warning",
+        f"Jaipur vs {game.seats[1 - seat].name} — your time runs out soon (move {next_n})",
+        dedupe=f"warning:{game.id}:{next_n}",
+        reply_n=next_n,
+        deadline=deadline,
+    )
+
+
+def digest(
+    session: Session, env: Env, email: str, name: str, entries: list[dict[str, Any]], day: str
+) -> bool:
+    """One mail listing every game that waits for this address's move (no per-turn mail)."""
+    context = dict(me=name, entries=entries, day=day, now=env.clock.now())
+    text, html = compose.render("digest", **context)
+    count = len(entries)
+    row = outbox.queue(
+        session,
+        now=env.clock.now(),
+        mail_from=env.config.mail_from,
+        kind="digest",
+        to=f"{name} <{email}>",
+        subject=f"Jaipur: {count} game{'s' if count != 1 else ''} waiting for your move",
+        text=text,
+        html=html,
+        dedupe_key=f"digest:{email.casefold()}:{day}",
+    )
+    return row is not None
+
+
+def refusal(
+    session: Session,
+    env: Env,
+    to: str,
+    *,
+    read: str,
+    reason: str,
+    examples: list[str],
+    game: Game | None = None,
+    seat: int | None = None,
+    in_reply_to: str | None = None,
+) -> None:
+    """The answer to a reply that recorded nothing: what was read, why, what would work."""
+    context = dict(
+        read=read,
+        reason=reason,
+        examples=examples,
+        now=env.clock.now(),
+        link=seat_link(env, game, seat) if game is not None and seat is not None else None,
+    )
+    text, html = compose.render("refusal", **context)
+    headers = {}
+    if in_reply_to:
+        headers = {"In-Reply-To": in_reply_to, "References": in_reply_to}
+    outbox.queue(
+        session,
+        now=env.clock.now(),
+        mail_from=env.config.mail_from,
+        kind="refusal",
+        to=to,
+        subject="Jaipur: your move was not recorded",
+        text=text,
+        html=html,
+        game_id=game.id if game is not None else None,
+        seat=seat,
+        headers=headers,
+    )

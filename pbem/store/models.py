@@ -45,6 +45,13 @@ class Game(Base):
     finished_at: Mapped[datetime | None]
     #: Set when a stored log stops verifying: the game is flagged, never repaired.
     integrity_error: Mapped[str | None] = mapped_column(Text)
+    #: Correspondence clock: days per move (None: no deadline), reminders, timeouts.
+    days_per_move: Mapped[int | None]
+    reminder_after_hours: Mapped[int] = mapped_column(default=24)
+    reminder_every_hours: Mapped[int] = mapped_column(default=48)
+    #: "claim": the waiting player may claim the win; "wait": the game simply waits.
+    timeout_action: Mapped[str] = mapped_column(String(8), default="claim")
+    vacation_days: Mapped[int] = mapped_column(default=10)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.seat", lazy="selectin"
@@ -65,8 +72,22 @@ class Seat(Base):
     email: Mapped[str] = mapped_column(String(254), index=True)
     #: Bumped to revoke every link issued before (DESIGN.md invariant 6).
     key_version: Mapped[int] = mapped_column(default=1)
+    #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
+    mail_mode: Mapped[str] = mapped_column(String(8), default="each")
 
     game: Mapped[Game] = relationship(back_populates="seats")
+    vacations: Mapped[list[Vacation]] = relationship(order_by="Vacation.starts_at", lazy="selectin")
+
+
+class Vacation(Base):
+    """A time a seat is away: its clock stops and it gets no reminders."""
+
+    __tablename__ = "vacations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), index=True)
+    starts_at: Mapped[datetime]
+    ends_at: Mapped[datetime]
 
 
 class MoveRow(Base):
@@ -89,6 +110,8 @@ class MoveRow(Base):
     position: Mapped[str] = mapped_column(String(64))
     #: How it came in: web, email, api, timeout, cli.
     source: Mapped[str] = mapped_column(String(16))
+    #: A short note to the opponent that came with the move (not part of the chain).
+    message: Mapped[str | None] = mapped_column(Text)
 
 
 class AccessLog(Base):
@@ -134,3 +157,19 @@ class OutboxMessage(Base):
     next_attempt_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
     last_error: Mapped[str | None] = mapped_column(Text)
+    #: Unique per reminder, warning or digest, so a job that runs twice queues it once.
+    dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+
+
+class InboundMail(Base):
+    """A reply already handled, by Message-ID: the same mail delivered twice is applied once."""
+
+    __tablename__ = "inbound_mail"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(300), unique=True)
+    received_at: Mapped[datetime]
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    seat: Mapped[int | None]
+    outcome: Mapped[str] = mapped_column(String(16))  # accepted, refused
+    detail: Mapped[str | None] = mapped_column(Text)

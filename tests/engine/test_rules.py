@@ -451,3 +451,31 @@ def test_either_seat_may_resign_and_the_other_wins_at_once():
         m.apply(Resign())
     assert info.value.code == "resign_needs_seat"
     assert parse_move(" Resign ") == Resign()
+
+
+# ------------------------------------------------------- timeouts
+
+
+def test_a_timeout_lets_the_other_seat_claim_until_the_late_seat_moves():
+    from pbem.engine import Claim, Timeout
+
+    m = Match.new(bytes(32))
+    late = m.to_move
+    with pytest.raises(IllegalMoveError) as info:
+        m.apply(Claim(), seat=1 - late)
+    assert info.value.code == "claim_not_overdue"
+    with pytest.raises(IllegalMoveError) as info:
+        m.apply(Timeout(), seat=1 - late)
+    assert info.value.code == "timeout_not_to_move"
+    overdue = m.apply(Timeout(), seat=late)
+    assert overdue.overdue == late and overdue.to_move == late
+    with pytest.raises(IllegalMoveError):
+        overdue.apply(Timeout(), seat=late)
+    won = overdue.apply(Claim(), seat=1 - late)
+    assert won.is_over and won.winner == 1 - late and won.claimed == 1 - late
+    # the late seat moving first takes the chance of a claim away
+    moved = overdue.apply(overdue.legal_moves()[0], seat=late)
+    assert moved.overdue is None
+    with pytest.raises(IllegalMoveError):
+        moved.apply(Claim(), seat=1 - late)
+    assert parse_move("claim the win") == Claim() and parse_move("timeout") == Timeout()

@@ -90,7 +90,7 @@ def test_console_and_file_backends_deliver_each_row_once(env, tmp_path):
         pass
     files = list((tmp_path / "mail").glob("*.eml"))
     assert len(files) >= 2
-    assert any(b"Message-ID: <invitation." in f.read_bytes() for f in files)
+    assert any(b"Message-ID: <game." in f.read_bytes() for f in files)  # invitations root threads
 
 
 class Broken:

@@ -126,7 +126,8 @@ def test_each_turn_mail_carries_the_move_hash_and_the_next_link(client, env):
     chain = record["moves"][0]["hash"]
     assert chain in turn[0].text_body and chain in receipt[0].text_body
     assert "your turn (move 2)" in turn[0].subject
-    assert turn[0].headers["References"].startswith("<game.")
+    assert turn[0].headers["References"] == f"<game.{public_id}.seat{1 - mover}@localhost>"
+    assert turn[0].headers["Reply-To"].startswith("play+")
     assert client.get(link_in(turn[0])).status_code == 200
 
 

@@ -1,0 +1,89 @@
+"""``pbem inbound``: an SMTP or LMTP receiver (aiosmtpd) for replies, handed mail by a
+mail server such as Postfix, and the optional IMAP mailbox poller.
+
+Only addresses of the reply form are accepted at RCPT time; each accepted mail is
+handled by ``services.replies.handle_mail`` in a worker thread, so a slow database
+never stalls the SMTP conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import imaplib
+import logging
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP
+
+from ..services.env import Env
+from ..services.replies import handle_mail
+from .inbound import reply_tokens
+
+log = logging.getLogger("pbem.inbound")
+#: Mail larger than this is refused in the SMTP conversation itself; smaller mail over
+#: the configured limit gets a polite answer instead.
+SMTP_SIZE_LIMIT = 10 * 1024 * 1024
+
+
+class ReplyHandler:
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
+    ) -> str:
+        if not reply_tokens([address], self.env.config.reply_address):
+            return "550 5.1.1 not a reply address of this server"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        raw = envelope.original_content or envelope.content
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await loop.run_in_executor(
+                None, handle_mail, self.env, raw, list(envelope.rcpt_tos)
+            )
+        except Exception:  # the database is down: let the sending server retry later
+            log.exception("could not handle a reply")
+            return "451 4.3.0 temporary failure, try again later"
+        log.info("reply %s: %s", outcome.outcome, outcome.detail)
+        return "250 OK"
+
+
+class ReceiverController(Controller):
+    def __init__(self, env: Env, hostname: str, port: int, lmtp: bool = False) -> None:
+        self.lmtp = lmtp
+        super().__init__(
+            ReplyHandler(env), hostname=hostname, port=port, data_size_limit=SMTP_SIZE_LIMIT
+        )
+
+    def factory(self) -> SMTP:
+        server_class = LMTP if self.lmtp else SMTP
+        return server_class(self.handler, **self.SMTP_kwargs)
+
+
+def poll_imap(env: Env, limit: int = 50) -> int:
+    """Handle the unseen mails of the configured IMAP folder; returns how many were handled."""
+    c = env.config
+    if not c.imap_host:
+        return 0
+    imap_class = imaplib.IMAP4_SSL if c.imap_ssl else imaplib.IMAP4
+    handled = 0
+    with imap_class(c.imap_host, c.imap_port) as imap:
+        imap.login(c.imap_user, c.imap_password)
+        imap.select(c.imap_folder)
+        _, data = imap.search(None, "UNSEEN")
+        for number in (data[0] or b"").split()[:limit]:
+            _, parts = imap.fetch(number, "(RFC822)")
+            raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
+            if raw is None:
+                continue
+            handle_mail(env, raw)
+            imap.store(number, "+FLAGS", "\\Seen")
+            handled += 1
+    return handled

@@ -1,0 +1,82 @@
+"""``pbem scheduler``: APScheduler runs the jobs in one process of its own.
+
+Never inside web workers (each gunicorn worker would run every job). The jobs
+themselves live in ``services.jobs`` and ``mail.delivery`` and are idempotent,
+so a restart, an overlap or a second scheduler sends nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+from .mail.delivery import backend_for, deliver_due
+from .services import jobs
+from .services.env import Env
+
+log = logging.getLogger("pbem.scheduler")
+
+#: Seconds between runs of each job.
+DELIVER_EVERY = 15
+CLOCK_EVERY = 60
+DIGEST_EVERY = 600
+IMAP_EVERY = 60
+
+
+def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            result = job()
+            if result:
+                log.info("%s: %s", name, result)
+        except Exception:  # one failing run must not stop the schedule; the next one retries
+            log.exception("%s failed", name)
+
+    run.__name__ = name
+    return run
+
+
+def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
+    backend = backend_for(env.config)
+    job_list: list[tuple[str, Callable[[], Any], int]] = [
+        (
+            "deliver",
+            lambda: deliver_due(env.db, env.clock, backend, env.config.mail_from),
+            DELIVER_EVERY,
+        ),
+        ("clock", lambda: jobs.run_clock(env), CLOCK_EVERY),
+        ("digest", lambda: jobs.send_digests(env), DIGEST_EVERY),
+    ]
+    if env.config.imap_host:
+        from .mail.receiver import poll_imap
+
+        job_list.append(("imap", lambda: poll_imap(env), IMAP_EVERY))
+    for name, job, seconds in job_list:
+        scheduler.add_job(
+            _guarded(name, job),
+            "interval",
+            seconds=seconds,
+            id=name,
+            max_instances=1,
+            coalesce=True,
+            next_run_time=env.clock.now(),
+        )
+
+
+def run_forever(env: Env) -> None:
+    scheduler = BlockingScheduler(timezone="UTC")
+    add_jobs(scheduler, env)
+    scheduler.start()
+
+
+def start_in_background(env: Env) -> BackgroundScheduler:
+    """For ``pbem serve`` in development only."""
+    scheduler = BackgroundScheduler(timezone="UTC", daemon=True)
+    add_jobs(scheduler, env)
+    scheduler.start()
+    return scheduler

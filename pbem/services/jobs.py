@@ -1,0 +1,119 @@
+"""The scheduler's jobs, as plain functions of the injected clock (DESIGN.md invariant 8).
+
+Each is idempotent: a reminder, warning or digest carries a unique dedupe key in
+the outbox, and a timeout is a log entry whose number is UNIQUE, so running a
+job twice (or on two nodes at once) sends and records nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from ..store.models import Game, Seat
+from . import notify
+from .deadlines import reminders_due, turn_clock
+from .env import Env
+from .games import away_intervals, current_clock, turn_started
+from .log import log_rows, state_of
+from .moves import record_timeout
+
+
+@dataclass
+class ClockReport:
+    reminders: int = 0
+    warnings: int = 0
+    timeouts: int = 0
+
+
+def run_clock(env: Env) -> ClockReport:
+    """Reminders, deadline warnings and timeouts for every running game."""
+    report = ClockReport()
+    with env.db.read() as session:
+        ids = list(session.scalars(select(Game.id).where(Game.status == "in_progress")))
+    for game_id in ids:
+        _game_clock(env, game_id, report)
+    return report
+
+
+def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
+    now = env.clock.now()
+    with env.db.write() as session:
+        game = session.get(Game, game_id)
+        if game is None or game.status != "in_progress":
+            return
+        rows = log_rows(session, game)
+        match = state_of(env, game, rows)
+        if match.to_move is None:
+            return
+        seat = match.to_move
+        next_n = len(rows) + 1
+        away = away_intervals(game.seats[seat])
+        clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
+        timed_out = clock.deadline is not None and now >= clock.deadline
+        # a timeout is logged below, in its own transaction, through the log's one path
+        if not (timed_out and match.overdue is None) and not clock.away:
+            if (
+                clock.deadline is not None
+                and clock.warning_at is not None
+                and clock.warning_at <= now < clock.deadline
+            ):
+                report.warnings += notify.deadline_warning(
+                    session, env, game, seat, next_n, clock.deadline
+                )
+            if game.seats[seat].mail_mode == "each":
+                k = reminders_due(
+                    clock.started,
+                    now,
+                    timedelta(hours=game.reminder_after_hours),
+                    timedelta(hours=game.reminder_every_hours),
+                    away,
+                )
+                if k:
+                    report.reminders += notify.reminder(
+                        session, env, game, seat, next_n, k, match, clock.deadline, clock.started
+                    )
+    if timed_out and match.overdue is None and record_timeout(env, game_id, next_n) is not None:
+        report.timeouts += 1
+
+
+def send_digests(env: Env) -> int:
+    """Once a day, after the digest hour: one mail per address listing the games it must move in."""
+    now = env.clock.now()
+    if now.hour < env.config.digest_hour:
+        return 0
+    day = now.date().isoformat()
+    waiting: dict[str, dict[str, Any]] = {}
+    with env.db.read() as session:
+        seats = session.scalars(
+            select(Seat).join(Game).where(Seat.mail_mode == "digest", Game.status == "in_progress")
+        )
+        for seat in seats:
+            game = seat.game
+            rows = log_rows(session, game)
+            match = state_of(env, game, rows)
+            if match.to_move != seat.seat:
+                continue
+            clock = current_clock(game, rows, match, now)
+            person = waiting.setdefault(
+                seat.email.casefold(), {"email": seat.email, "name": seat.name, "entries": []}
+            )
+            person["entries"].append(
+                {
+                    "opponent": game.seats[1 - seat.seat].name,
+                    "next_n": len(rows) + 1,
+                    "last": rows[-1].move if rows else None,
+                    "deadline": clock.deadline if clock else None,
+                    "link": notify.seat_link(env, game, seat.seat),
+                }
+            )
+    sent = 0
+    for person in waiting.values():
+        with env.db.write() as session:
+            sent += notify.digest(
+                session, env, person["email"], person["name"], person["entries"], day
+            )
+    return sent

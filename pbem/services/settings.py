@@ -1,0 +1,77 @@
+"""A seat's own settings: being away (the clock stops), and how it wants its mail."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from ..clock import as_utc
+from ..store.models import Seat, Vacation
+from .env import Env
+from .errors import BadRequest
+from .games import vacation_left
+from .log import Client, authenticate, record_access
+
+MAIL_MODES = ("each", "digest")
+
+
+def set_away(env: Env, token: str, days: float, client: Client) -> None:
+    """Stop this seat's clock from now for ``days`` (within the game's vacation allowance)."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token, lock=True)
+        left = vacation_left(game, seat)
+        if not 0 < days <= left + 1e-9:
+            raise BadRequest(f"You can be away for up to {left:g} more days in this game.")
+        for v in seat.vacations:  # end a current absence before starting the new one
+            if as_utc(v.starts_at) <= now < as_utc(v.ends_at):
+                v.ends_at = now
+        session.add(Vacation(seat_id=seat.id, starts_at=now, ends_at=now + timedelta(days=days)))
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "away",
+            client,
+            detail=f"{days:g} days",
+            key_version=seat.key_version,
+        )
+
+
+def come_back(env: Env, token: str, client: Client) -> None:
+    """End a current absence now; unused days stay available."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token, lock=True)
+        for v in seat.vacations:
+            if as_utc(v.starts_at) <= now < as_utc(v.ends_at):
+                v.ends_at = now
+        record_access(session, env, game, seat.seat, "back", client, key_version=seat.key_version)
+
+
+def set_mail_mode(
+    env: Env, token: str, mode: str, client: Client, *, all_games: bool = False
+) -> int:
+    """A mail on every turn, or a daily digest; for this game or every game of this address."""
+    if mode not in MAIL_MODES:
+        raise BadRequest("Choose a mail on every turn, or one daily digest.")
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        seats = [seat]
+        if all_games:
+            seats = list(session.scalars(select(Seat).where(Seat.email == seat.email)))
+        for s in seats:
+            s.mail_mode = mode
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "mail-mode",
+            client,
+            detail=f"{mode}{' (all games)' if all_games else ''}",
+            key_version=seat.key_version,
+        )
+        return len(seats)
