@@ -32,6 +32,20 @@ def ago(moment: datetime | None, now: datetime) -> str:
     return "just now"
 
 
+def until(moment: datetime | None, now: datetime) -> str:
+    """``in 2 days``, ``in 5 hours``, or ``passed``."""
+    if moment is None:
+        return ""
+    seconds = int((as_utc(moment) - as_utc(now)).total_seconds())
+    if seconds <= 0:
+        return "passed"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"in {n} {unit}{'s' if n != 1 else ''}"
+    return "in less than a minute"
+
+
 def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     """``diamond ×2, camel`` for a text picture of a hand or the market."""
     if not cards:
@@ -56,4 +70,4 @@ def register_filters(env: Environment) -> None:
         "cards_text": cards_text,
     }
     env.filters.update(filters)
-    env.globals.update(ago=ago, seat_label=seat_label)
+    env.globals.update(ago=ago, until=until, seat_label=seat_label)

@@ -24,6 +24,8 @@ _QUOTE_HEADERS = (
     re.compile(r"^le .{3,200}a écrit\s*:$", re.I),
     re.compile(r"^am .{3,200}schrieb .{1,200}:$", re.I),
 )
+#: NUL and other control characters (not tab or newline) never reach the database.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SIGNATURE = re.compile(r"^(--|—|-- )\s*$")
 _SENT_FROM = re.compile(r"^sent from my \w+", re.I)
 
@@ -61,6 +63,10 @@ class _Text(HTMLParser):
             self.parts.append(data)
 
 
+def clean(text: str) -> str:
+    return _CONTROL.sub("", text)
+
+
 def html_to_text(html: str) -> str:
     parser = _Text()
     parser.feed(html)
@@ -78,8 +84,8 @@ def parse_inbound(
         return Inbound(
             fallback_id, None, tuple(envelope_rcpts), "", None, "the mail could not be read"
         )
-    message_id = str(msg.get("Message-ID") or "").strip()[:300] or fallback_id
-    sender = parseaddr(str(msg.get("From") or ""))[1] or None
+    message_id = clean(str(msg.get("Message-ID") or "")).strip()[:300] or fallback_id
+    sender = clean(parseaddr(str(msg.get("From") or ""))[1]) or None
     header_rcpts = [
         a
         for _, a in getaddresses(
@@ -90,8 +96,8 @@ def parse_inbound(
             ]
         )
     ]
-    recipients = tuple(dict.fromkeys([*envelope_rcpts, *header_rcpts]))
-    subject = str(msg.get("Subject") or "")[:300]
+    recipients = tuple(dict.fromkeys(clean(a) for a in [*envelope_rcpts, *header_rcpts]))
+    subject = clean(str(msg.get("Subject") or ""))[:300]
     if len(raw) > max_bytes:
         return Inbound(
             message_id,
@@ -109,6 +115,8 @@ def parse_inbound(
             text = html_to_text(text)
     except (LookupError, UnicodeError, KeyError, AttributeError):
         text = None
+    if isinstance(text, str):
+        text = clean(text)
     if not isinstance(text, str) or not text.strip():
         return Inbound(
             message_id,

@@ -69,6 +69,8 @@ class GameInfo:
     status: str
     integrity_error: str | None
     seed: str | None  # only once the game is over
+    days_per_move: int | None
+    timeout_action: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,8 @@ def _info(game: Game, over: bool) -> GameInfo:
         game.status,
         game.integrity_error,
         game.seed if over else None,
+        game.days_per_move,
+        game.timeout_action,
     )
 
 

@@ -51,31 +51,46 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             return
         seat = match.to_move
         next_n = len(rows) + 1
+        # the turn is named by the move it waits for, which a timeout entry does not change
+        turn_n = next((row.n for row in reversed(rows) if row.move != "timeout"), 0) + 1
         away = away_intervals(game.seats[seat])
         clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
         timed_out = clock.deadline is not None and now >= clock.deadline
-        # a timeout is logged below, in its own transaction, through the log's one path
-        if not (timed_out and match.overdue is None) and not clock.away:
-            if (
-                clock.deadline is not None
-                and clock.warning_at is not None
-                and clock.warning_at <= now < clock.deadline
-            ):
-                report.warnings += notify.deadline_warning(
-                    session, env, game, seat, next_n, clock.deadline
-                )
-            if game.seats[seat].mail_mode == "each":
-                k = reminders_due(
+        if clock.away:
+            return
+        if (
+            not timed_out
+            and clock.deadline is not None
+            and clock.warning_at is not None
+            and clock.warning_at <= now
+        ):
+            report.warnings += notify.deadline_warning(
+                session, env, game, seat, next_n, turn_n, clock.deadline
+            )
+        # after the deadline the timeout mail says it all, unless the game simply waits
+        keep_reminding = not timed_out or game.timeout_action == "wait"
+        if keep_reminding and game.seats[seat].mail_mode == "each":
+            k = reminders_due(
+                clock.started,
+                now,
+                timedelta(hours=game.reminder_after_hours),
+                timedelta(hours=game.reminder_every_hours),
+                away,
+            )
+            if k:
+                report.reminders += notify.reminder(
+                    session,
+                    env,
+                    game,
+                    seat,
+                    next_n,
+                    turn_n,
+                    k,
+                    match,
+                    clock.deadline,
                     clock.started,
-                    now,
-                    timedelta(hours=game.reminder_after_hours),
-                    timedelta(hours=game.reminder_every_hours),
-                    away,
                 )
-                if k:
-                    report.reminders += notify.reminder(
-                        session, env, game, seat, next_n, k, match, clock.deadline, clock.started
-                    )
+    # the timeout goes through the log's one path, in a transaction of its own
     if timed_out and match.overdue is None and record_timeout(env, game_id, next_n) is not None:
         report.timeouts += 1
 

@@ -212,19 +212,21 @@ def reminder(
     game: Game,
     seat: int,
     next_n: int,
+    turn_n: int,
     k: int,
     match: Match,
     deadline: datetime | None,
     since: datetime,
 ) -> bool:
+    """The k-th reminder of the turn that waits for move ``turn_n`` (queued once)."""
     return _queue(
         session,
         env,
         game,
         seat,
         "reminder",
-        f"Jaipur vs {game.seats[1 - seat].name} — reminder: your move ({next_n})",
-        dedupe=f"reminder:{game.id}:{next_n}:{k}",
+        f"Jaipur vs {game.seats[1 - seat].name} — reminder: your move ({turn_n})",
+        dedupe=f"reminder:{game.id}:{turn_n}:{k}",
         reply_n=next_n,
         deadline=deadline,
         since=since,
@@ -234,7 +236,13 @@ def reminder(
 
 
 def deadline_warning(
-    session: Session, env: Env, game: Game, seat: int, next_n: int, deadline: datetime
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    next_n: int,
+    turn_n: int,
+    deadline: datetime,
 ) -> bool:
     return _queue(
         session,
@@ -242,8 +250,8 @@ def deadline_warning(
         game,
         seat,
         "deadline_warning",
-        f"Jaipur vs {game.seats[1 - seat].name} — your time runs out soon (move {next_n})",
-        dedupe=f"warning:{game.id}:{next_n}",
+        f"Jaipur vs {game.seats[1 - seat].name} — your time runs out soon (move {turn_n})",
+        dedupe=f"warning:{game.id}:{turn_n}",
         reply_n=next_n,
         deadline=deadline,
     )

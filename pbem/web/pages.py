@@ -28,10 +28,29 @@ def create() -> Any:
         games.PlayerIn(form.get("their_name", ""), form.get("their_email", "")),
     )
     try:
-        created = games.create_game(services(), players)
+        created = games.create_game(services(), players, clock=_clock(form))
     except BadRequest as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
+
+
+def _clock(form: Any) -> games.GameClock:
+    """The game's clock from the home form (defaults for anything missing)."""
+
+    def number(name: str, default: int) -> int:
+        try:
+            return int(form.get(name, default))
+        except (TypeError, ValueError):
+            raise BadRequest(f"'{form.get(name)}' is not a number") from None
+
+    days = form.get("days_per_move", "3")
+    return games.GameClock(
+        days_per_move=None if days in ("", "none") else number("days_per_move", 3),
+        reminder_after_hours=number("reminder_after_hours", 24),
+        reminder_every_hours=number("reminder_every_hours", 48),
+        timeout_action=form.get("timeout_action", "claim"),
+        vacation_days=number("vacation_days", 10),
+    )
 
 
 @bp.get("/g/<public_id>/created")

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from ..services import games, moves, records, seat_links
+from ..services import games, moves, records, seat_links, settings
 from ..services.errors import Conflict, MoveRefused, ServiceError
 from .client import client
 from .context import services
@@ -35,24 +35,26 @@ def view(token: str) -> Any:
 @bp.post("/preview")
 def preview(token: str) -> Any:
     text = request.form.get("move", "")
+    note = moves.clean_message(request.form.get("message"))
     try:
         result = moves.preview_move(services(), token, _n(), text, client())
     except Conflict as exc:
         return _page(token, 409, error=exc.message)
     except MoveRefused as exc:
-        return _page(token, 422, error=exc.message, typed=text)
-    return _page(token, preview=result, typed=text)
+        return _page(token, 422, error=exc.message, typed=text, note=note)
+    return _page(token, preview=result, typed=text, note=note)
 
 
 @bp.post("/move")
 def move(token: str) -> Any:
     text = request.form.get("move", "")
+    note = request.form.get("message")
     try:
-        moves.submit_move(services(), token, _n(), text, client(), source="web")
+        moves.submit_move(services(), token, _n(), text, client(), source="web", message=note)
     except Conflict as exc:
         return _page(token, 409, error=exc.message)
     except MoveRefused as exc:
-        return _page(token, 422, error=exc.message, typed=text)
+        return _page(token, 422, error=exc.message, typed=text, note=note)
     return redirect(url_for("seat.view", token=token, done="move"), code=303)
 
 
@@ -67,6 +69,55 @@ def resign(token: str) -> Any:
             raise
         return _page(token, exc.status, error=exc.message)
     return redirect(url_for("seat.view", token=token, done="resign"), code=303)
+
+
+@bp.post("/claim")
+def claim(token: str) -> Any:
+    try:
+        moves.claim_win(services(), token, _n(), client())
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status if exc.status != 422 else 409, error=exc.message)
+    return redirect(url_for("seat.view", token=token, done="claim"), code=303)
+
+
+@bp.post("/away")
+def away(token: str) -> Any:
+    try:
+        days = float(request.form.get("days", ""))
+    except ValueError:
+        return _page(token, 400, error="Say for how many days you will be away.")
+    try:
+        settings.set_away(services(), token, days, client())
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status, error=exc.message)
+    return redirect(url_for("seat.view", token=token, done="away"), code=303)
+
+
+@bp.post("/back")
+def back(token: str) -> Any:
+    settings.come_back(services(), token, client())
+    return redirect(url_for("seat.view", token=token, done="back"), code=303)
+
+
+@bp.post("/mail")
+def mail(token: str) -> Any:
+    try:
+        settings.set_mail_mode(
+            services(),
+            token,
+            request.form.get("mode", ""),
+            client(),
+            all_games=request.form.get("all") == "yes",
+        )
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status, error=exc.message)
+    return redirect(url_for("seat.view", token=token, done="mail"), code=303)
 
 
 @bp.post("/reissue")

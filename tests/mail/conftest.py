@@ -1,0 +1,69 @@
+"""A real SMTP server (aiosmtpd) on a free loopback port that collects what it receives,
+and can be stopped and started again to play an outage."""
+
+from __future__ import annotations
+
+import socket
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+import pytest
+from aiosmtpd.controller import Controller
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.received: list[EmailMessage] = []
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        msg = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
+        self.received.append(msg)  # type: ignore[arg-type]
+        return "250 OK"
+
+
+class SmtpServer:
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.collector = Collector()
+        self.controller: Controller | None = None
+
+    def start(self) -> None:
+        self.controller = Controller(self.collector, hostname="127.0.0.1", port=self.port)
+        self.controller.start()
+
+    def stop(self) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller = None
+
+    @property
+    def received(self) -> list[EmailMessage]:
+        return self.collector.received
+
+
+@pytest.fixture
+def smtp_server():
+    server = SmtpServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def smtp_env(env, smtp_server):
+    """The env, sending over SMTP to the test server."""
+    env.config = env.config.with_(
+        mail_backend="smtp",
+        smtp_host="127.0.0.1",
+        smtp_port=smtp_server.port,
+        mail_from="Jaipur <jaipur@pbem.test>",
+        reply_address="play@pbem.test",
+    )
+    return env

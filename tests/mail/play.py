@@ -1,0 +1,34 @@
+"""Driving games through the use cases, for the mail tests."""
+
+from __future__ import annotations
+
+from pbem.services import games, log, moves, records
+from pbem.services.env import Env
+
+
+def new_game(env: Env, clock: games.GameClock | None = None, first: int | None = 0) -> str:
+    created = games.create_game(
+        env,
+        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        first_player=first,
+        clock=clock,
+    )
+    return created.public_id
+
+
+def token(env: Env, public_id: str, seat: int) -> str:
+    return games.seat_tokens(env, public_id)[seat]
+
+
+def to_move(env: Env, public_id: str) -> int | None:
+    return games.public_page(env, public_id).view.table.to_move
+
+
+def play(env: Env, public_id: str, count: int) -> None:
+    for _ in range(count):
+        seat = to_move(env, public_id)
+        if seat is None:
+            return
+        t = token(env, public_id, seat)
+        n = len(records.operator_record(env, public_id)["moves"]) + 1
+        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())

@@ -1,0 +1,143 @@
+"""Delivery over real SMTP: every kind of mail, headers and threading, outages, retries."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from click.testing import CliRunner
+
+from pbem.clock import as_utc
+from pbem.mail.delivery import BACKOFF, SmtpBackend, deliver_due
+from pbem.services import games, jobs, log, moves, seat_links, settings
+from tests.helpers import mails
+from tests.mail.play import new_game, play, to_move, token
+
+LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")
+
+
+def deliver_all(env) -> int:
+    sent = 0
+    while n := deliver_due(
+        env.db, env.clock, SmtpBackend(env.config), env.config.mail_from, limit=10_000
+    ):
+        sent += n
+    return sent
+
+
+def received_for(server, public_id: str) -> list:
+    return [
+        m
+        for m in server.received
+        if public_id in str(m.get_body(("plain",)).get_content())
+        or public_id in str(m.get("In-Reply-To", "")) + str(m.get("Message-ID", ""))
+    ]
+
+
+def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_server, client):
+    env = smtp_env
+    clock = env.clock
+    public_id = new_game(env, games.GameClock(days_per_move=3))
+    play(env, public_id, 3)  # your_turn and receipt
+    seat = to_move(env, public_id)
+    seat_links.request_link(env, public_id, "ada@example.test", log.Client(ip="10.0.0.1"))
+    clock.advance(hours=49)  # a reminder and the deadline warning
+    jobs.run_clock(env)
+    clock.advance(hours=24)  # the timeout
+    jobs.run_clock(env)
+    rows = len(mails(env, public_id))
+    n = len(games.public_page(env, public_id).entries) + 1
+    moves.claim_win(env, token(env, public_id, 1 - seat), n, log.Client())  # game over
+    assert deliver_all(env) >= rows
+
+    kinds = {m.kind for m in mails(env, public_id)}
+    assert {
+        "invitation",
+        "your_turn",
+        "receipt",
+        "link",
+        "reminder",
+        "deadline_warning",
+        "timeout",
+        "game_over",
+    } <= kinds
+    by_id = {m["Message-ID"]: m for m in smtp_server.received}
+    for row in mails(env, public_id):
+        assert row.status == "sent"
+        got = by_id[row.message_id]  # the stable Message-ID reached the recipient
+        assert got["Subject"] == row.subject and got["To"] == row.to_addr
+        assert got.get_content_type() == "multipart/alternative"
+        assert got.get_body(("plain",)) is not None and got.get_body(("html",)) is not None
+        root = f"<game.{public_id}.seat{row.seat}@pbem.test>"
+        if row.kind == "invitation":
+            assert got["Message-ID"] == root
+        else:
+            assert got["In-Reply-To"] == root and got["References"] == root
+        path = LINK.search(got.get_body(("plain",)).get_content()).group(1)
+        assert client.get(path).status_code == 200, row.kind
+    turn = next(m for m in mails(env, public_id) if m.kind == "your_turn")
+    assert re.match(r"Jaipur vs \w+ — your turn \(move \d+\)", turn.subject)
+    assert by_id[turn.message_id]["Reply-To"].startswith("play+")
+
+
+def test_mail_waits_through_an_outage_and_is_delivered_once(smtp_env, smtp_server):
+    env = smtp_env
+    public_id = new_game(env)
+    smtp_server.stop()
+    assert deliver_all(env) == 0
+    rows = mails(env, public_id)
+    assert all(r.status == "pending" and r.attempts == 1 and r.last_error for r in rows)
+    assert all(as_utc(r.next_attempt_at) > env.clock.now() for r in rows)
+    assert deliver_all(env) == 0  # not due yet: nothing is retried early
+    smtp_server.start()
+    env.clock.advance(seconds=BACKOFF[0].total_seconds() + 1)
+    assert deliver_all(env) >= len(rows)
+    assert deliver_all(env) == 0
+    ids = [m["Message-ID"] for m in smtp_server.received]
+    assert sorted(r.message_id for r in rows) == sorted(
+        i for i in ids if public_id in i or i in {r.message_id for r in rows}
+    )
+    assert len(ids) == len(set(ids))  # nothing twice
+
+
+def test_outbox_command_lists_and_retries_failed_mail(smtp_env, smtp_server, monkeypatch):
+    env = smtp_env
+    public_id = new_game(env)
+    smtp_server.stop()
+    for _ in range(len(BACKOFF) + 1):
+        deliver_all(env)
+        env.clock.advance(hours=13)
+    failed = mails(env, public_id)
+    assert all(r.status == "failed" for r in failed)
+
+    monkeypatch.setenv("PBEM_DATABASE_URL", env.config.database_url)
+    monkeypatch.setenv("PBEM_INSTANCE_PATH", str(env.config.instance_path))
+    from pbem.cli import main
+
+    listing = CliRunner().invoke(main, ["outbox"])
+    assert listing.exit_code == 0
+    assert str(failed[0].id) in listing.output and "failed" in listing.output
+    retried = CliRunner().invoke(main, ["outbox", "retry", str(failed[0].id)])
+    assert retried.exit_code == 0, retried.output
+    smtp_server.start()
+    deliver_all(env)
+    statuses = {r.id: r.status for r in mails(env, public_id)}
+    assert statuses[failed[0].id] == "sent"
+    assert CliRunner().invoke(main, ["outbox", "retry", "999999"]).exit_code == 1
+
+
+def test_digest_seats_get_one_daily_mail_instead_of_each_turn(env):
+    public_id = new_game(env)
+    for seat in (0, 1):
+        settings.set_mail_mode(env, token(env, public_id, seat), "digest", log.Client())
+    before = len(mails(env, public_id))
+    play(env, public_id, 2)
+    assert len(mails(env, public_id)) == before  # no per-turn mail
+    env.clock._now = env.clock.now().replace(hour=5)
+    assert jobs.send_digests(env) == 0  # before the digest hour
+    env.clock.advance(hours=3)
+    assert jobs.send_digests(env) >= 1
+    assert jobs.send_digests(env) == 0  # once a day
+    env.clock.advance(days=1)
+    assert jobs.send_digests(env) >= 1
+    assert env.clock.now() - timedelta(days=2) < env.clock.now()
