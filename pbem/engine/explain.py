@@ -40,7 +40,7 @@ def _ending(before: Match, after: Match, player: str) -> str:
 def _sale(before: Round, after: Round, move: Sell, seat: int) -> str:
     won = after.goods_won[seat][len(before.goods_won[seat]) :]
     if won:
-        text = f" for goods tokens {', '.join(map(str, won))}"
+        text = f" for goods token{'s' if len(won) > 1 else ''} {', '.join(map(str, won))}"
     else:
         text = f": no {move.good.word} tokens are left"
     if len(after.bonus_won[seat]) > len(before.bonus_won[seat]):

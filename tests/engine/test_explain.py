@@ -44,7 +44,7 @@ def test_narration_of_a_round_ending_sale():
     )
     text = narrate(m, parse_move("sell 1 cloth"), 0, "Ada")
     assert text == (
-        "Ada sold 1 cloth for goods tokens 1. The round ends (three goods piles are empty)."
+        "Ada sold 1 cloth for goods token 1. The round ends (three goods piles are empty)."
     )
 
 
