@@ -244,6 +244,32 @@ def demo(played: int) -> None:
     click.echo(f"  dev inbox:      {base}/dev/inbox")
 
 
+@click.command("view")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5050, show_default=True)
+def view(file: str, host: str, port: int) -> None:
+    """Serve the replay viewer for a record FILE (no server setup, no database)."""
+    import sys
+    from pathlib import Path
+
+    from .services.errors import ServiceError
+    from .web.viewer import create_viewer_app
+
+    try:
+        data = Path(file).read_bytes()
+    except OSError as exc:
+        click.echo(f"{file}: cannot read it: {exc.strerror}", err=True)
+        sys.exit(2)
+    try:
+        app = create_viewer_app(data)
+    except ServiceError as exc:
+        click.echo(f"{file}: {exc.message}", err=True)
+        sys.exit(2)
+    click.echo(f"Replay of {file}: http://{host}:{port}/  (Ctrl+C stops it)")
+    app.run(host=host, port=port, debug=False, use_reloader=False)
+
+
 @click.command("scheduler")
 def scheduler() -> None:
     """Run the jobs: deliver mail, remind, warn, time out, digests (one process of its own)."""
@@ -329,6 +355,7 @@ SERVER_COMMANDS = (
     export,
     serve,
     demo,
+    view,
     scheduler,
     inbound,
     outbox_group,

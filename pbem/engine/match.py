@@ -145,6 +145,12 @@ class Match:
         m.claimed = None
         return m
 
+    def with_round(self, round_: Round) -> Match:
+        """This match showing another round (a replay draws a round as it ended)."""
+        m = self._copy()
+        m.round, m.winner, m.resigned, m.claimed = round_, self.winner, self.resigned, self.claimed
+        return m
+
     def _match_action(self, kind: type, seat: int | None) -> Match:
         """Resign (either seat, any time), a timeout (the seat to move), a claim (its opponent)."""
         if seat is None:

@@ -132,7 +132,7 @@ def _new_public_id() -> str:
     return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(10))
 
 
-def _info(game: Game, over: bool) -> GameInfo:
+def game_info(game: Game, over: bool) -> GameInfo:
     return GameInfo(
         game.public_id,
         as_utc(game.created_at),
@@ -286,7 +286,7 @@ def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> 
         now = env.clock.now()
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
         return SeatPage(
-            game=_info(game, match.is_over),
+            game=game_info(game, match.is_over),
             seat=seat.seat,
             token=token,
             view=jaipur.seat_view(match, seat.seat),
@@ -308,7 +308,7 @@ def public_page(env: Env, public_id: str) -> PublicPage:
         rows = log_rows(session, game)
         match = state_of(env, game, rows)
         return PublicPage(
-            _info(game, match.is_over),
+            game_info(game, match.is_over),
             jaipur.public_view(match),
             _entries(game, rows),
             turn_started(game, rows),

@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, render_template, request
+from flask import Flask, render_template, request, url_for
 
 from ..config import Config, from_env
 from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
 from ..services.errors import ServiceError
-from . import api, csrf, dev, pages, seat
+from . import api, csrf, dev, pages, replay, seat
 from .redact import RedactTokens
 
 
@@ -40,11 +40,13 @@ def create_app(
     )
     app.extensions["pbem"] = env
     register_filters(app.jinja_env)
-    app.jinja_env.globals.update(csrf_token=csrf.token, now=env.clock.now)
+    app.jinja_env.globals.update(
+        csrf_token=csrf.token, now=env.clock.now, home_url=lambda: url_for("pages.home")
+    )
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
-    for blueprint in (pages.bp, seat.bp, api.bp):
+    for blueprint in (pages.bp, seat.bp, replay.bp, api.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)

@@ -1,0 +1,263 @@
+"""The audit of a disputed turn, and the evidence bundle a third party checks offline.
+
+While the game runs, a player audits through their own link and sees their own
+side only: the position before an opponent's move, its alternatives and the
+opponent's access log stay hidden until the end. After the end everything is
+open, except that client addresses are shortened on public pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+
+from .. import engine as jaipur
+from ..clock import as_utc, iso
+from ..engine import MATCH_ACTIONS
+from ..engine.record import verify_chain
+from ..store.models import AccessLog, Game
+from .env import Env
+from .errors import NotFound
+from .log import Client, authenticate, game_row, log_rows, record_access
+from .replay import Replay, Step, from_game
+
+#: How far around a move the access log is shown.
+WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    at: datetime
+    seat: int | None
+    action: str
+    seen_n: int | None
+    ip: str | None
+    user_agent: str | None
+    detail: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Audit:
+    public_id: str
+    names: tuple[str, str]
+    n: int
+    last: int
+    step: Step
+    hash: str
+    position_hash: str | None
+    chain_ok: bool
+    chain_detail: str
+    commitment: str
+    seed: str | None
+    finished: bool
+    integrity_error: str | None
+    viewer_seat: int | None
+    before: jaipur.SeatView | None  # the position as the mover saw it, when it may be shown
+    alternatives: list[str] | None
+    access: list[Access]
+    hidden_reason: str | None
+
+
+def _mask(ip: str | None) -> str | None:
+    """``203.0.113.7`` → ``203.0.x.x``: enough to tell networks apart, not to find a person."""
+    if not ip:
+        return None
+    if ":" in ip:
+        return ":".join(ip.split(":")[:3]) + ":…"
+    parts = ip.split(".")
+    return ".".join([*parts[:2], "x", "x"]) if len(parts) == 4 else ip
+
+
+def _access_rows(
+    session: Any, game: Game, seats: tuple[int, ...], around: datetime, full_ip: bool
+) -> list[Access]:
+    rows = session.scalars(
+        select(AccessLog)
+        .where(
+            AccessLog.game_id == game.id,
+            AccessLog.seat.in_(seats),
+            AccessLog.at >= around - WINDOW,
+            AccessLog.at <= around + WINDOW,
+        )
+        .order_by(AccessLog.at, AccessLog.id)
+        .limit(200)
+    )
+    return [
+        Access(
+            as_utc(r.at),
+            r.seat,
+            r.action,
+            r.seen_n,
+            r.ip if full_ip else _mask(r.ip),
+            r.user_agent,
+            r.detail,
+        )
+        for r in rows
+    ]
+
+
+def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | None) -> Audit:
+    if not 1 <= n <= replay.last:
+        raise NotFound(f"This game has moves 1 to {replay.last}.")
+    step = replay.all_steps[n - 1]
+    entry = replay.moves[n - 1]
+    chain_broken, chain_detail = verify_chain(game.commitment, replay.moves[:n])
+    open_all = replay.finished
+    mover_visible = open_all or viewer_seat == step.seat
+    before_state = replay.states[n - 1]
+    before = alternatives = None
+    hidden = None
+    if mover_visible:
+        before = jaipur.seat_view(before_state, step.seat)
+        if not isinstance(jaipur.parse_move(entry.move), MATCH_ACTIONS):
+            alternatives = [str(m) for m in before_state.legal_moves()]
+    else:
+        hidden = (
+            "what the other player held, could have played and how they used their "
+            "link is shown to both players when the game ends"
+        )
+    seats = (0, 1) if open_all else ((viewer_seat,) if viewer_seat is not None else ())
+    at = as_utc(step.at) if isinstance(step.at, datetime) else as_utc(game.created_at)
+    return Audit(
+        public_id=game.public_id,
+        names=replay.names,
+        n=n,
+        last=replay.last,
+        step=step,
+        hash=entry.hash or "",
+        position_hash=entry.position,
+        chain_ok=chain_broken is None,
+        chain_detail=chain_detail or f"the chain holds from the commitment to move {n}",
+        commitment=game.commitment,
+        seed=game.seed if open_all else None,
+        finished=open_all,
+        integrity_error=game.integrity_error,
+        viewer_seat=viewer_seat,
+        before=before,
+        alternatives=alternatives,
+        access=_access_rows(session, game, seats, at, full_ip=viewer_seat is not None),
+        hidden_reason=hidden,
+    )
+
+
+def public_audit(env: Env, public_id: str, n: int) -> Audit:
+    from .viewing import open_public
+
+    replay = open_public(env, public_id).replay  # refuses a running game
+    with env.db.read() as session:
+        return _build(session, game_row(session, public_id), replay, n, None)
+
+
+def seat_audit(env: Env, token: str, n: int, client: Client) -> Audit:
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        replay = from_game(env, game, log_rows(session, game))
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "audit",
+            client,
+            seen_n=replay.last,
+            key_version=seat.key_version,
+            detail=f"move {n}",
+        )
+        return _build(session, game, replay, n, seat.seat)
+
+
+def evidence(
+    audit: Audit,
+    replay_moves: list[jaipur.LoggedMove],
+    players: list[dict[str, Any]],
+    created_at: str,
+    first_player: int | None,
+) -> dict[str, Any]:
+    """A record up to the disputed move (chain and position hashes) plus the access log:
+    itself a ``jaipur-record/1`` file, so ``pbem verify`` checks it as it is."""
+    record = jaipur.build_record(
+        seed=bytes.fromhex(audit.seed) if audit.seed else None,
+        commitment=audit.commitment,
+        moves=replay_moves[: audit.n],
+        final=None,
+        game_id=audit.public_id,
+        players=players,
+        created_at=created_at,
+        first_player=first_player,
+    ).to_json()
+    name = f"jaipur-{audit.public_id}-move-{audit.n}.json"
+    record["evidence"] = {
+        "format": "pbem-evidence/1",
+        "disputed_move": audit.n,
+        "move": audit.step.move,
+        "seat": audit.step.seat,
+        "at": audit.step.at if isinstance(audit.step.at, str) else iso(audit.step.at),
+        "via": audit.step.source,
+        "chain_hash": audit.hash,
+        "position_hash": audit.position_hash,
+        "access_log": [
+            {
+                "at": iso(a.at),
+                "seat": a.seat,
+                "action": a.action,
+                "seen_move": a.seen_n,
+                "ip": a.ip,
+                "user_agent": a.user_agent,
+                "detail": a.detail,
+            }
+            for a in audit.access
+        ],
+        "verify": f"pbem verify {name}",
+        "note": (
+            "The seed is published when the game ends; until then `pbem verify` checks "
+            "the hash chain and reports the seed as not yet published."
+            if audit.seed is None
+            else "Checks: sha256(seed) = commitment, the deals from the seed, every move "
+            "up to the disputed one, the hash chain and the position hashes."
+        ),
+    }
+    return record
+
+
+def _meta(game: Game) -> tuple[list[dict[str, Any]], str, int | None]:
+    return (
+        [{"seat": s.seat, "name": s.name} for s in game.seats],
+        iso(game.created_at),
+        game.first_player,
+    )
+
+
+def public_evidence(env: Env, public_id: str, n: int) -> dict[str, Any]:
+    from .viewing import open_public
+
+    replay = open_public(env, public_id).replay
+    with env.db.read() as session:
+        game = game_row(session, public_id)
+        return evidence(_build(session, game, replay, n, None), replay.moves, *_meta(game))
+
+
+def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any]:
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        replay = from_game(env, game, log_rows(session, game))
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "evidence",
+            client,
+            seen_n=replay.last,
+            key_version=seat.key_version,
+            detail=f"move {n}",
+        )
+        audit = _build(session, game, replay, n, seat.seat)
+        moves = (
+            replay.moves
+            if replay.finished
+            else [jaipur.LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in replay.moves]
+        )
+        return evidence(audit, moves, *_meta(game))

@@ -1,0 +1,216 @@
+"""The replay viewer's frames: the board after each move, as one perspective may see it.
+
+Built from a record's seed and moves alone, so the same code serves a stored game
+and a record file (``pbem view``). Who may see what is decided here, once:
+while a game runs only a seat's own perspective up to the current move; after the
+end, omniscient or either seat's. A frame for a seat is built from that seat's
+engine view, so nothing it could not see is ever rendered or sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from .. import engine as jaipur
+from ..engine import Match, position_json
+from ..engine.explain import narrate
+from ..engine.record import LoggedMove
+from .errors import Forbidden, NotFound
+
+ALL = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One logged entry, as the move list shows it."""
+
+    n: int
+    seat: int
+    name: str
+    move: str
+    words: str
+    at: datetime | str | None
+    source: str | None
+    message: str | None
+    round: int
+    ends_round: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    n: int
+    perspective: str  # "all", "0" or "1"
+    step: Step | None  # the move that led here (None at the start)
+    round_number: int
+    view: jaipur.SeatView | None  # for a seat's perspective
+    public: jaipur.PublicView  # what anyone sees (scores of goods tokens, counts…)
+    full: dict[str, Any] | None  # the omniscient position (FORMAT.md §5), "all" only
+    round_ended: jaipur.RoundResult | None
+    seals: tuple[int, int]
+    game_over: bool
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChartRound:
+    number: int
+    points: tuple[tuple[int, int, int], ...]  # (n, rupees of seat 0, rupees of seat 1)
+    partial: tuple[bool, bool]  # a seat's bonus values hidden from this perspective
+
+
+@dataclass
+class Replay:
+    names: tuple[str, str]
+    seed: bytes
+    first_player: int | None
+    moves: list[LoggedMove]
+    extras: list[dict[str, Any]] = field(default_factory=list)  # at, source, message per move
+    finished: bool = False
+    states: list[Match] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.states = list(jaipur.replay_states(self.seed, self.moves, self.first_player))
+        self.finished = self.states[-1].is_over
+
+    @property
+    def last(self) -> int:
+        return len(self.moves)
+
+    def perspectives(self, viewer_seat: int | None) -> list[str]:
+        """What this viewer may choose: a running game shows only the viewer's own seat."""
+        if self.finished:
+            return [ALL, "0", "1"]
+        if viewer_seat is None:
+            return []
+        return [str(viewer_seat)]
+
+    def check(self, perspective: str, viewer_seat: int | None) -> None:
+        allowed = self.perspectives(viewer_seat)
+        if not allowed:
+            raise Forbidden(
+                "The replay of a running game is open only to its players, through their own link."
+            )
+        if perspective not in allowed:
+            raise Forbidden("While the game runs you can see only your own side of it.")
+
+    @cached_property
+    def all_steps(self) -> list[Step]:
+        return self.steps()
+
+    def steps(self) -> list[Step]:
+        out = []
+        for i, entry in enumerate(self.moves):
+            before, after = self.states[i], self.states[i + 1]
+            move = jaipur.parse_move(entry.move)
+            seat = entry.seat if entry.seat is not None else before.to_move
+            extra = self.extras[i] if i < len(self.extras) else {}
+            out.append(
+                Step(
+                    n=entry.n,
+                    seat=seat,
+                    name=self.names[seat],
+                    move=entry.move,
+                    words=narrate(before, move, seat, self.names[seat]),
+                    at=extra.get("at", entry.at),
+                    source=extra.get("source"),
+                    message=extra.get("message"),
+                    round=before.round.number,
+                    ends_round=len(after.results) > len(before.results),
+                )
+            )
+        return out
+
+    def round_starts(self) -> dict[int, int]:
+        """The frame at which each round begins (its deal: 0, or the move that ended the last)."""
+        starts = {1: 0}
+        for n, state in enumerate(self.states):
+            starts.setdefault(state.round.number, n)
+        return starts
+
+    def frame(self, n: int, perspective: str, viewer_seat: int | None = None) -> Frame:
+        self.check(perspective, viewer_seat)
+        if not 0 <= n <= self.last:
+            raise NotFound(f"This game has moves 0 to {self.last}.")
+        state = self.states[n]
+        step = self.all_steps[n - 1] if n else None
+        ended = None
+        if n and len(state.results) > len(self.states[n - 1].results):
+            # draw the round as it ended, not the next deal
+            before = self.states[n - 1]
+            entry = self.moves[n - 1]
+            ended_round = before.round.apply(jaipur.parse_move(entry.move), entry.seat)
+            ended = state.results[-1]
+            state = state.with_round(ended_round)
+        view = None if perspective == ALL else jaipur.seat_view(state, int(perspective))
+        return Frame(
+            n=n,
+            perspective=perspective,
+            step=step,
+            round_number=state.round.number,
+            view=view,
+            public=jaipur.public_view(state),
+            full=position_json(state) if perspective == ALL else None,
+            round_ended=ended,
+            seals=state.seals,
+            game_over=state.is_over,
+            winner=state.winner,
+        )
+
+    def chart(self, perspective: str) -> list[ChartRound]:
+        """Rupees over time in each round; the opponent's bonus values count only when known."""
+        rounds: dict[int, list[tuple[int, int, int]]] = {}
+        for n, state in enumerate(self.states):
+            r = state.round
+            if n and len(state.results) > len(self.states[n - 1].results):
+                entry = self.moves[n - 1]
+                r = self.states[n - 1].round.apply(jaipur.parse_move(entry.move), entry.seat)
+            scores = []
+            for seat in (0, 1):
+                known = perspective in (ALL, str(seat))
+                scores.append(r.rupees(seat) if known else sum(r.goods_won[seat]))
+            rounds.setdefault(r.number, []).append((n, scores[0], scores[1]))
+        partial = tuple(perspective not in (ALL, str(seat)) for seat in (0, 1))
+        return [ChartRound(k, tuple(v), partial) for k, v in sorted(rounds.items())]  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------ where replays come from
+
+
+def from_record(record: jaipur.Record) -> Replay:
+    """A replay of a record file; it needs the seed, so only a finished game's record."""
+    seed = record.seed_bytes
+    if seed is None:
+        raise Forbidden(
+            "This record has no seed: it is a player's view of a running game, "
+            "which cannot be replayed. Records of finished games can."
+        )
+    names = ["seat 0", "seat 1"]
+    for p in record.players:
+        if p.get("seat") in (0, 1) and p.get("name"):
+            names[p["seat"]] = str(p["name"])
+    try:
+        return Replay(
+            (names[0], names[1]),
+            seed,
+            record.first_player,
+            list(record.moves),
+            [{"at": m.at} for m in record.moves],
+        )
+    except jaipur.ReplayError as exc:
+        raise NotFound(f"The record does not replay: {exc}") from None
+
+
+def from_game(env: Any, game: Any, rows: list[Any]) -> Replay:
+    """A replay of a stored game (the seed stays on the server; frames show only views)."""
+    from .log import logged_moves, seat_names
+
+    return Replay(
+        seat_names(game),
+        bytes.fromhex(game.seed),
+        game.first_player,
+        logged_moves(rows),
+        [{"at": r.at, "source": r.source, "message": r.message} for r in rows],
+    )

@@ -1,0 +1,49 @@
+"""Opening a stored game's replay and audit: through the public page once it is over,
+or through a seat's own link while it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .env import Env
+from .errors import Forbidden
+from .games import GameInfo, game_info
+from .log import Client, authenticate, game_row, log_rows, record_access
+from .replay import Replay, from_game
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    replay: Replay
+    game: GameInfo
+    viewer_seat: int | None  # the seat whose link opened it, if any
+
+
+def open_public(env: Env, public_id: str) -> Opened:
+    with env.db.read() as session:
+        game = game_row(session, public_id)
+        replay = from_game(env, game, log_rows(session, game))
+        if not replay.finished:
+            raise Forbidden(
+                "The replay of a running game is open only to its players: "
+                "use the link in your mail. Everyone can replay it once it ends."
+            )
+        return Opened(replay, game_info(game, True), None)
+
+
+def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        rows = log_rows(session, game)
+        replay = from_game(env, game, rows)
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            action,
+            client,
+            seen_n=len(rows),
+            key_version=seat.key_version,
+        )
+        return Opened(replay, game_info(game, replay.finished), seat.seat)
