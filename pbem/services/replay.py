@@ -124,10 +124,14 @@ class Replay:
         return out
 
     def round_starts(self) -> dict[int, int]:
-        """The frame at which each round begins (its deal: 0, or the move that ended the last)."""
+        """The first frame of each round: the deal for round 1, the first move for later ones.
+
+        (The frame of the move that ends a round still shows that round, as it ended.)
+        """
         starts = {1: 0}
         for n, state in enumerate(self.states):
-            starts.setdefault(state.round.number, n)
+            if state.round.number not in starts:
+                starts[state.round.number] = min(n + 1, self.last)
         return starts
 
     def frame(self, n: int, perspective: str, viewer_seat: int | None = None) -> Frame:
