@@ -59,6 +59,9 @@ class Audit:
     alternatives: list[str] | None
     access: list[Access]
     hidden_reason: str | None
+    #: After the end, for a game dealt from player entropy: how the seed follows.
+    server_seed: str | None = None
+    contributions: tuple[str, str] | None = None
 
 
 def _mask(ip: str | None) -> str | None:
@@ -140,6 +143,10 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         alternatives=alternatives,
         access=_access_rows(session, game, seats, at, full_ip=viewer_seat is not None),
         hidden_reason=hidden,
+        server_seed=game.server_seed if open_all else None,
+        contributions=(game.seats[0].contribution or "", game.seats[1].contribution or "")
+        if open_all and game.server_seed
+        else None,
     )
 
 
@@ -178,9 +185,14 @@ def evidence(
 ) -> dict[str, Any]:
     """A record up to the disputed move (chain and position hashes) plus the access log:
     itself a ``jaipur-record/1`` file, so ``pbem verify`` checks it as it is."""
+    contributions = audit.contributions
     record = jaipur.build_record(
         seed=bytes.fromhex(audit.seed) if audit.seed else None,
         commitment=audit.commitment,
+        server_seed=bytes.fromhex(audit.server_seed) if audit.server_seed else None,
+        contributions=(bytes.fromhex(contributions[0]), bytes.fromhex(contributions[1]))
+        if contributions
+        else None,
         moves=replay_moves[: audit.n],
         final=None,
         game_id=audit.public_id,

@@ -56,4 +56,12 @@ class RateLimited(ServiceError):
     status = 429
 
 
+class NotStarted(Conflict):
+    def __init__(self) -> None:
+        super().__init__(
+            "The game has not started yet: it is dealt as soon as both players "
+            "have accepted it through their links."
+        )
+
+
 MOVED_ON = "The game has moved on since you loaded this page: here is the current position."

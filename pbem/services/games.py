@@ -6,6 +6,7 @@ that seat's view only (invariant 7).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -93,7 +94,7 @@ class SeatPage:
 @dataclass(frozen=True, slots=True)
 class PublicPage:
     game: GameInfo
-    view: jaipur.PublicView
+    view: jaipur.PublicView | None  # None while the game waits for its players
     entries: tuple[Entry, ...]
     since: datetime
 
@@ -147,6 +148,8 @@ def game_info(game: Game, over: bool) -> GameInfo:
 
 
 def _entries(game: Game, rows: list[MoveRow]) -> tuple[Entry, ...]:
+    if not rows:
+        return ()
     names = seat_names(game)
     out = []
     states = jaipur.replay_states(bytes.fromhex(game.seed), logged_moves(rows), game.first_player)
@@ -173,7 +176,7 @@ def turn_started(game: Game, rows: list[MoveRow]) -> datetime:
     for row in reversed(rows):
         if row.move != "timeout":
             return as_utc(row.at)
-    return as_utc(game.created_at)
+    return as_utc(game.dealt_at or game.created_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +209,14 @@ def create_game(
     *,
     first_player: int | None = None,
     clock: GameClock | None = None,
+    await_players: bool = False,
 ) -> CreatedGame:
-    """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited."""
+    """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
+
+    With ``await_players`` (games started on the web) the server's seed is only
+    committed to: the game is dealt when both players have accepted, each adding
+    random bytes of their own (FORMAT.md §1), so not even the server chooses the deal.
+    """
     a = _clean_player(players[0], "First player")
     b = _clean_player(players[1], "Second player")
     if first_player not in (None, 0, 1):
@@ -222,9 +231,11 @@ def create_game(
             rules=RULES,
             engine=ENGINE,
             commitment=rng.commitment(seed),
-            seed=seed.hex(),
+            seed="" if await_players else seed.hex(),
+            server_seed=seed.hex() if await_players else None,
+            dealt_at=None if await_players else now,
             first_player=first_player,
-            status="in_progress",
+            status="waiting" if await_players else "in_progress",
             days_per_move=rules.days_per_move,
             reminder_after_hours=rules.reminder_after_hours,
             reminder_every_hours=rules.reminder_every_hours,
@@ -241,10 +252,71 @@ def create_game(
             env.links.seat_token(game.public_id, 0, 1),
             env.links.seat_token(game.public_id, 1, 1),
         )
-        match = state_of(env, game, [])
+        match = None if await_players else state_of(env, game, [])
         for seat in (0, 1):
             notify.invitation(session, env, game, seat, tokens[seat], match)
         return CreatedGame(game.public_id, game.commitment, tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingPage:
+    """A seat's page before the deal: accept the game, adding your own randomness."""
+
+    game: GameInfo
+    seat: int
+    token: str
+    accepted: bool
+    opponent_accepted: bool
+
+
+def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
+    """A seat's random bytes: from the browser (hex), or a typed phrase hashed with SHA-256."""
+    entropy_hex = (entropy_hex or "").strip().lower()
+    if entropy_hex:
+        try:
+            raw = bytes.fromhex(entropy_hex)
+        except ValueError:
+            raw = b""
+        if len(raw) >= rng.MIN_CONTRIBUTION_BYTES:
+            return raw[:64]
+    phrase = (phrase or "").strip()
+    if len(phrase) < 4:
+        raise BadRequest("Type a few words of your own (any words): they help shuffle the cards.")
+    return hashlib.sha256(phrase.encode()).digest()
+
+
+def accept(env: Env, token: str, contribution: bytes, client: Client) -> bool:
+    """Accept the game with this seat's random bytes; True when this deals it."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token, lock=True)
+        if game.status != "waiting" or seat.contribution is not None:
+            raise BadRequest("You have accepted this game already.")
+        if len(contribution) < rng.MIN_CONTRIBUTION_BYTES:
+            raise BadRequest("Your contribution needs 16 random bytes or more.")
+        seat.contribution, seat.accepted_at = contribution.hex(), now
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "accept",
+            client,
+            key_version=seat.key_version,
+            detail=contribution.hex(),
+        )
+        other = game.seats[1 - seat.seat]
+        if other.contribution is None:
+            return False
+        assert game.server_seed is not None
+        contributions = [bytes.fromhex(s.contribution or "") for s in game.seats]
+        seed = rng.mix_seed(bytes.fromhex(game.server_seed), contributions[0], contributions[1])
+        game.seed, game.status, game.dealt_at = seed.hex(), "in_progress", now
+        session.flush()
+        match = state_of(env, game, [])
+        for s in (0, 1):
+            notify.dealt(session, env, game, s, match)
+        return True
 
 
 def away_intervals(seat: Seat) -> list[tuple[datetime, datetime]]:
@@ -267,11 +339,24 @@ def current_clock(
     )
 
 
-def seat_page(env: Env, token: str, client: Client, *, action: str = "view") -> SeatPage:
+def seat_page(
+    env: Env, token: str, client: Client, *, action: str = "view"
+) -> SeatPage | WaitingPage:
     """What the seat link shows: that seat's view only (invariant 7), and the log."""
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
         rows = log_rows(session, game)
+        if not game.dealt:
+            record_access(
+                session, env, game, seat.seat, action, client, key_version=seat.key_version
+            )
+            return WaitingPage(
+                game_info(game, False),
+                seat.seat,
+                token,
+                seat.contribution is not None,
+                game.seats[1 - seat.seat].contribution is not None,
+            )
         match = state_of(env, game, rows)
         record_access(
             session,
@@ -306,6 +391,8 @@ def public_page(env: Env, public_id: str) -> PublicPage:
     with env.db.read() as session:
         game = game_row(session, public_id)
         rows = log_rows(session, game)
+        if not game.dealt:
+            return PublicPage(game_info(game, False), None, (), as_utc(game.created_at))
         match = state_of(env, game, rows)
         return PublicPage(
             game_info(game, match.is_over),

@@ -17,7 +17,7 @@ from ..engine import Match
 from ..engine.record import LoggedMove
 from ..store.models import AccessLog, Game, MoveRow, Seat
 from .env import Env
-from .errors import Forbidden, NotFound
+from .errors import Forbidden, NotFound, NotStarted
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,9 @@ def logged_moves(rows: list[MoveRow]) -> list[LoggedMove]:
 
 
 def state_of(env: Env, game: Game, rows: list[MoveRow]) -> Match:
+    """``replay(seed, log)``, from the per-process cache when it has it (invariant 1)."""
+    if not game.dealt:
+        raise NotStarted()
     key = (game.id, rows[-1].hash if rows else game.commitment)
     match = env.cache.get(key)
     if match is None:

@@ -103,9 +103,12 @@ def _queue(
     return row is not None
 
 
-def invitation(session: Session, env: Env, game: Game, seat: int, token: str, match: Match) -> None:
+def invitation(
+    session: Session, env: Env, game: Game, seat: int, token: str, match: Match | None
+) -> None:
+    """The first mail of a game; ``match`` is None while the game waits to be accepted."""
     opponent = game.seats[1 - seat].name
-    starts = match.to_move == seat
+    starts = match is not None and match.to_move == seat
     _queue(
         session,
         env,
@@ -114,10 +117,29 @@ def invitation(session: Session, env: Env, game: Game, seat: int, token: str, ma
         "invitation",
         f"Jaipur vs {opponent} — a new game",
         link=env.seat_url(token),
-        view=jaipur.seat_view(match, seat),
+        waiting=match is None,
+        view=jaipur.seat_view(match, seat) if match is not None else None,
         starts="You move first." if starts else f"{opponent} moves first.",
         reply_n=1 if starts else None,
         message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
+    )
+
+
+def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> None:
+    """Both players accepted: the cards are dealt from the mixed seed."""
+    opponent = game.seats[1 - seat].name
+    starts = match.to_move == seat
+    _queue(
+        session,
+        env,
+        game,
+        seat,
+        "dealt",
+        f"Jaipur vs {opponent} — the cards are dealt" + (": your turn (move 1)" if starts else ""),
+        view=jaipur.seat_view(match, seat),
+        starts=starts,
+        contributions=[s.contribution for s in game.seats],
+        reply_n=1 if starts else None,
     )
 
 

@@ -13,7 +13,7 @@ from ..engine import Match
 from ..engine.record import LoggedMove, Record, Verification
 from ..store.models import Game, MoveRow
 from .env import Env
-from .errors import BadRequest, Forbidden
+from .errors import BadRequest, Forbidden, NotStarted
 from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access, state_of
 
 
@@ -69,7 +69,20 @@ def _players(game: Game) -> list[dict[str, Any]]:
     return [{"seat": s.seat, "name": s.name} for s in game.seats]
 
 
+def contributions(game: Game) -> tuple[bytes, bytes] | None:
+    """Both seats' random bytes, once the game was dealt from them (FORMAT.md §1)."""
+    if game.server_seed is None:
+        return None
+    return (
+        bytes.fromhex(game.seats[0].contribution or ""),
+        bytes.fromhex(game.seats[1].contribution or ""),
+    )
+
+
 def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
+    """The record with the seed: published once the game is over, or the operator's copy."""
+    if not game.dealt:
+        raise NotStarted()
     return jaipur.build_record(
         seed=bytes.fromhex(game.seed),
         commitment=game.commitment,
@@ -79,6 +92,8 @@ def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
         players=_players(game),
         created_at=iso(game.created_at),
         first_player=game.first_player,
+        server_seed=bytes.fromhex(game.server_seed) if game.server_seed else None,
+        contributions=contributions(game),
     )
 
 

@@ -209,8 +209,11 @@ def from_record(record: jaipur.Record) -> Replay:
 
 def from_game(env: Any, game: Any, rows: list[Any]) -> Replay:
     """A replay of a stored game (the seed stays on the server; frames show only views)."""
+    from .errors import NotStarted
     from .log import logged_moves, seat_names
 
+    if not game.dealt:
+        raise NotStarted()
     return Replay(
         seat_names(game),
         bytes.fromhex(game.seed),

@@ -39,8 +39,14 @@ class Game(Base):
     engine: Mapped[str] = mapped_column(String(32))
     commitment: Mapped[str] = mapped_column(String(64))
     #: Secret until the game ends: never shown, exported or mailed while it runs.
+    #: '' until both players have accepted and the game is dealt (see ``dealt``).
     seed: Mapped[str] = mapped_column(String(64))
+    #: The server's 32 bytes, committed to by ``commitment``; mixed with the seats'
+    #: contributions into ``seed``. None for a game dealt without contributions (seed = it).
+    server_seed: Mapped[str | None] = mapped_column(String(64))
+    dealt_at: Mapped[datetime | None]
     first_player: Mapped[int | None]
+    #: waiting (for both players to accept), in_progress or finished.
     status: Mapped[str] = mapped_column(String(16), default="in_progress")
     finished_at: Mapped[datetime | None]
     #: Set when a stored log stops verifying: the game is flagged, never repaired.
@@ -56,6 +62,10 @@ class Game(Base):
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.seat", lazy="selectin"
     )
+
+    @property
+    def dealt(self) -> bool:
+        return bool(self.seed)
 
 
 class Seat(Base):
@@ -74,6 +84,9 @@ class Seat(Base):
     key_version: Mapped[int] = mapped_column(default=1)
     #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
     mail_mode: Mapped[str] = mapped_column(String(8), default="each")
+    #: The seat's own random bytes (hex), given when it accepted the game.
+    contribution: Mapped[str | None] = mapped_column(String(128))
+    accepted_at: Mapped[datetime | None]
 
     game: Mapped[Game] = relationship(back_populates="seats")
     vacations: Mapped[list[Vacation]] = relationship(order_by="Vacation.starts_at", lazy="selectin")

@@ -54,6 +54,18 @@ def _n(data: dict[str, Any]) -> int:
 def seat() -> Any:
     token = _token()
     page = games.seat_page(services(), token, client(), action="api-view")
+    if isinstance(page, games.WaitingPage):
+        return jsonify(
+            {
+                "game": page.game.public_id,
+                "seat": page.seat,
+                "status": "waiting",
+                "players": list(page.game.names),
+                "commitment": page.game.commitment,
+                "accepted": page.accepted,
+                "opponent_accepted": page.opponent_accepted,
+            }
+        )
     return jsonify(
         {
             "game": page.game.public_id,
@@ -77,6 +89,15 @@ def seat() -> Any:
             ],
         }
     )
+
+
+@bp.post("/seat/accept")
+def accept() -> Any:
+    """Accept a waiting game: ``{"entropy": "<32+ hex digits of your own random bytes>"}``."""
+    data = _body()
+    contribution = games.contribution_from(str(data.get("entropy", "")), data.get("phrase"))
+    dealt = games.accept(services(), _token(), contribution, client())
+    return jsonify({"accepted": True, "dealt": dealt})
 
 
 @bp.get("/seat/legal-moves")

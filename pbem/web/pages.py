@@ -28,7 +28,7 @@ def create() -> Any:
         games.PlayerIn(form.get("their_name", ""), form.get("their_email", "")),
     )
     try:
-        created = games.create_game(services(), players, clock=_clock(form))
+        created = games.create_game(services(), players, clock=_clock(form), await_players=True)
     except BadRequest as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)

@@ -24,7 +24,23 @@ def _n() -> int:
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
     page = games.seat_page(services(), token, client())
+    if isinstance(page, games.WaitingPage):
+        return render_template("web/accept.html", page=page, **context), status
     return render_template("web/seat.html", page=page, **context), status
+
+
+@bp.post("/accept")
+def accept(token: str) -> Any:
+    try:
+        contribution = games.contribution_from(
+            request.form.get("entropy"), request.form.get("phrase")
+        )
+        games.accept(services(), token, contribution, client())
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status, error=exc.message)
+    return redirect(url_for("seat.view", token=token, done="accept"), code=303)
 
 
 @bp.get("")

@@ -63,3 +63,29 @@ def test_clicking_builds_exchange_and_sale_notation(live_server, env, page):
     page.click("text=Preview")
     body = page.inner_text("main")
     assert "You sell" in body or "at least 2 at a time" in body
+
+
+def test_accepting_in_the_browser_adds_its_own_random_bytes(live_server, env, page):
+    created = games.create_game(
+        env,
+        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        await_players=True,
+    )
+    page.goto(_link(env, created.public_id, 0))
+    entropy = page.input_value("#entropy")
+    assert len(entropy) == 64 and int(entropy, 16) >= 0
+    assert "Your browser made your 32 random bytes" in page.inner_text("#entropy-status")
+    screenshot(page, "accept-game")
+    page.click("text=Accept and play")
+    assert "You have accepted" in page.inner_text(".status")
+    from pbem.store.models import Seat
+
+    with env.db.read() as session:
+        seat = (
+            session.query(Seat).filter_by(email="ada@example.test").order_by(Seat.id.desc()).first()
+        )
+        assert seat.contribution == entropy
+    client_replay = page.goto(
+        f"{live_server}/s/{games.seat_tokens(env, created.public_id)[0]}/replay"
+    )
+    assert client_replay.status == 409

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import secrets
 from collections import Counter
 
 from pbem.engine import Match, load_record, position_json, verify
@@ -31,6 +32,20 @@ def start_game(client, my=("Ada", "ada@example.test"), their=("Bo", "bo@example.
     public_id = response.headers["Location"].split("/")[2]
     created = client.get(response.headers["Location"])
     assert "Both players have been sent an email" in created.text
+    for seat, words in ((0, None), (1, "a phrase of my own")):  # both accept: the deal
+        link = link_in(mails(client.application.extensions["pbem"], public_id, seat=seat)[-1])
+        page = client.get(link)
+        assert "Accept the game" in page.text
+        entropy = None if words else secrets.token_hex(32)
+        accepted = client.post(
+            f"{link}/accept",
+            data={
+                "csrf_token": csrf_of(page.text),
+                "entropy": entropy or "",
+                "phrase": words or "",
+            },
+        )
+        assert accepted.status_code == 303, accepted.text
     return public_id
 
 

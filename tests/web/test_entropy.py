@@ -1,0 +1,98 @@
+"""FORMAT.md §1 player entropy: a web game waits for both players, then deals from the
+server's committed seed mixed with both contributions."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+import pytest
+
+from pbem.engine import Match, load_record, rng, verify
+from pbem.services import errors, games, log, moves, records
+from tests.helpers import csrf_of, link_in, mails
+
+
+def _waiting(env) -> str:
+    return games.create_game(
+        env,
+        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        await_players=True,
+    ).public_id
+
+
+def test_a_waiting_game_deals_only_when_both_have_accepted(env):
+    public_id = _waiting(env)
+    tokens = games.seat_tokens(env, public_id)
+    assert games.public_page(env, public_id).view is None
+    assert isinstance(games.seat_page(env, tokens[0], log.Client()), games.WaitingPage)
+    with pytest.raises(errors.NotStarted):
+        moves.submit_move(env, tokens[0], 1, "camels", log.Client())
+    with pytest.raises(errors.NotStarted):
+        records.operator_record(env, public_id)
+    e0, e1 = secrets.token_bytes(32), hashlib.sha256(b"my own words").digest()
+    assert games.accept(env, tokens[0], e0, log.Client()) is False
+    with pytest.raises(errors.BadRequest, match="accepted this game already"):
+        games.accept(env, tokens[0], e0, log.Client())
+    assert games.accept(env, tokens[1], e1, log.Client()) is True
+    data = records.operator_record(env, public_id)
+    server = bytes.fromhex(data["server_seed"])
+    assert data["seed"] == rng.mix_seed(server, e0, e1).hex()
+    assert data["commitment"] == rng.commitment(server)
+    assert data["contributions"] == [e0.hex(), e1.hex()]
+    report = verify(load_record(data))
+    assert report.ok and "seed mix" in [c.name for c in report.checks]
+    match = Match.new(bytes.fromhex(data["seed"]))
+    dealt = mails(env, public_id, kind="dealt")
+    assert len(dealt) == 2
+    starter = next(m for m in dealt if m.seat == match.to_move)
+    assert "Reply-To" in starter.headers and "your turn" in starter.subject
+    assert not any("Reply-To" in m.headers for m in mails(env, public_id, kind="invitation"))
+
+
+def test_contributions_from_a_browser_or_a_phrase():
+    assert len(games.contribution_from("ab" * 32, None)) == 32
+    assert games.contribution_from("", "a phrase") == hashlib.sha256(b"a phrase").digest()
+    assert (
+        games.contribution_from("not hex", "fallback words")
+        == hashlib.sha256(b"fallback words").digest()
+    )
+    with pytest.raises(errors.BadRequest):
+        games.contribution_from("abcd", "")  # too few bytes, and no words
+
+
+def test_accepting_through_the_api(client, env):
+    public_id = _waiting(env)
+    tokens = games.seat_tokens(env, public_id)
+    for i, t in enumerate(tokens):
+        auth = {"Authorization": f"Bearer {t}"}
+        assert client.get("/api/seat", headers=auth).get_json()["status"] == "waiting"
+        answer = client.post(
+            "/api/seat/accept", json={"entropy": secrets.token_hex(16)}, headers=auth
+        )
+        assert answer.status_code == 200 and answer.get_json()["dealt"] == (i == 1)
+    assert client.get("/api/seat", headers=auth).get_json()["status"] == "in_progress"
+
+
+def test_the_audit_of_a_finished_game_shows_how_the_seed_follows(client, env):
+    public_id = _waiting(env)
+    tokens = games.seat_tokens(env, public_id)
+    for t in tokens:
+        games.accept(env, t, secrets.token_bytes(32), log.Client())
+    to_move = games.public_page(env, public_id).view.table.to_move
+    moves.resign(env, tokens[to_move], 1, log.Client())
+    page = client.get(f"/g/{public_id}/audit/1")
+    assert "How the seed follows from the players' contributions" in page.text
+    evidence = client.get(f"/g/{public_id}/audit/1/evidence.json").get_json()
+    assert verify(load_record(evidence)).ok
+
+
+def test_the_waiting_pages(client, env):
+    public_id = _waiting(env)
+    assert "Waiting for both players to accept" in client.get(f"/g/{public_id}").text
+    link = link_in(mails(env, public_id, seat=0)[-1])
+    page = client.get(link)
+    assert "Accept the game" in page.text and 'id="entropy"' in page.text
+    bad = client.post(f"{link}/accept", data={"csrf_token": csrf_of(page.text), "phrase": ""})
+    assert bad.status_code == 400 and "Type a few words" in bad.text
+    assert "accept the game" in mails(env, public_id, seat=0, kind="invitation")[0].text_body
