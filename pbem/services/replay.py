@@ -221,3 +221,56 @@ def from_game(env: Any, game: Any, rows: list[Any]) -> Replay:
         logged_moves(rows),
         [{"at": r.at, "source": r.source, "message": r.message} for r in rows],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """What if other moves had been played from step ``n``, against the real deck."""
+
+    n: int
+    tried: tuple[str, ...]  # canonical texts of the moves tried, in order
+    words: tuple[str, ...]
+    state: Match  # the position after the tried moves
+    real: Match  # the position the real game reached as many moves later
+    real_steps: tuple[Step, ...]  # what was really played instead
+    error: str | None  # why the next tried move was refused, if one was
+    legal: tuple[str, ...]  # what the player to move could play now in the branch
+
+
+def explore(replay: Replay, n: int, tries: list[str]) -> Branch:
+    """Play ``tries`` from step ``n`` of a finished game; nothing of it is stored anywhere."""
+    if not replay.finished:
+        raise Forbidden("The what-if explorer opens when the game is over.")
+    if not 0 <= n <= replay.last:
+        raise NotFound(f"This game has moves 0 to {replay.last}.")
+    state = replay.states[n]
+    tried: list[str] = []
+    words: list[str] = []
+    error = None
+    for text in tries[:200]:
+        try:
+            move = jaipur.parse_move(text)
+            if isinstance(move, jaipur.MATCH_ACTIONS):
+                raise jaipur.InvalidMoveError("unknown_verb", word=text)
+            seat = state.to_move
+            if seat is None:
+                raise jaipur.IllegalMoveError("game_over")
+            after = state.apply(move, seat)
+        except jaipur.MoveError as exc:
+            error = f"{text!r}: {exc}"
+            break
+        words.append(narrate(state, move, seat, replay.names[seat]))
+        tried.append(str(move))
+        state = after
+    k = min(n + len(tried), replay.last)
+    legal = tuple(str(m) for m in state.legal_moves())
+    return Branch(
+        n,
+        tuple(tried),
+        tuple(words),
+        state,
+        replay.states[k],
+        tuple(replay.all_steps[n:k]),
+        error,
+        legal,
+    )

@@ -16,10 +16,10 @@ from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
-from ..engine import RecordError, load_record
+from ..engine import RecordError, load_record, position_json, public_view
 from ..services import audit, viewing
 from ..services.errors import BadRequest, NotFound
-from ..services.replay import ALL, Replay, from_record
+from ..services.replay import ALL, Replay, explore, from_record
 from .client import client
 from .context import services
 
@@ -44,6 +44,7 @@ def render_replay(
     nav: Callable[..., str],
     audit: Callable[[int], str] | None,
     record_link: str | None = None,
+    whatif: Callable[[int], str] | None = None,
 ) -> Any:
     allowed = replay.perspectives(viewer_seat)
     default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
@@ -65,6 +66,52 @@ def render_replay(
         n=n,
         perspective=perspective,
         names=replay.names,
+        whatif=whatif if replay.finished else None,
+    )
+
+
+def render_whatif(
+    replay: Replay, *, title: str, here: Callable[..., str], back: Callable[[int], str]
+) -> Any:
+    try:
+        n = int(request.args.get("n", "0"))
+    except ValueError:
+        raise NotFound("There is no such step.") from None
+    branch = explore(replay, n, request.args.getlist("try"))
+    return render_template(
+        "web/whatif.html",
+        b=branch,
+        title=title,
+        names=replay.names,
+        here=here,
+        back=back(n),
+        mine=position_json(branch.state),
+        real=position_json(branch.real),
+        mine_table=public_view(branch.state).table,
+        real_table=public_view(branch.real).table,
+    )
+
+
+@bp.get("/g/<public_id>/whatif")
+def public_whatif(public_id: str) -> Any:
+    opened = viewing.open_public(services(), public_id)
+    names = opened.game.names
+    return render_whatif(
+        opened.replay,
+        title=f"{names[0]} vs {names[1]}",
+        here=lambda **q: url_for("replay.public_whatif", public_id=public_id, **q),
+        back=lambda n: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": "all"}),
+    )
+
+
+@bp.get("/r/<digest>/whatif")
+def record_whatif(digest: str) -> Any:
+    replay = from_record(_stored(digest))
+    return render_whatif(
+        replay,
+        title=f"{replay.names[0]} vs {replay.names[1]}",
+        here=lambda **q: url_for("replay.record_whatif", digest=digest, **q),
+        back=lambda n: url_for("replay.record_replay", digest=digest, n=n, **{"as": "all"}),
     )
 
 
@@ -79,6 +126,7 @@ def public_replay(public_id: str) -> Any:
         nav=lambda n, p: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": p}),
         audit=lambda n: url_for("replay.public_audit", public_id=public_id, n=n),
         record_link=url_for("pages.record", public_id=public_id),
+        whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
     )
 
 
@@ -145,6 +193,7 @@ def record_replay(digest: str) -> Any:
         nav=lambda n, p: url_for("replay.record_replay", digest=digest, n=n, **{"as": p}),
         audit=None,
         record_link=url_for("replay.record_file", digest=digest),
+        whatif=lambda n: url_for("replay.record_whatif", digest=digest, n=n),
     )
 
 

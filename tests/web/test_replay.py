@@ -193,3 +193,27 @@ def test_pbem_view_serves_a_record_without_a_database(env, finished, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("[]")
     assert CliRunner().invoke(main, ["view", str(bad)]).exit_code == 2
+
+
+def test_the_what_if_explorer_plays_on_against_the_real_deck(client, env, finished):
+    record = load_record(records.operator_record(env, finished))
+    from pbem.engine import replay_states
+
+    states = list(replay_states(record.seed_bytes, record.moves, record.first_player))
+    n = 6
+    real_next = record.moves[n].move
+    other = next(str(m) for m in states[n].legal_moves() if str(m) != real_next)
+    page = client.get(f"/g/{finished}/whatif", query_string={"n": n, "try": other})
+    assert page.status_code == 200
+    assert f"<code>{other}</code>" in page.text and f"<code>{real_next}</code>" in page.text
+    branch = states[n].apply(
+        states[n].legal_moves()[[str(m) for m in states[n].legal_moves()].index(other)]
+    )
+    deck_text = ", ".join(c.word for c in branch.round.deck_cards())
+    assert deck_text in page.text  # the branch drew from the real deck
+    bad = client.get(f"/g/{finished}/whatif", query_string={"n": n, "try": "sell 9 gold"})
+    assert "Not played:" in bad.text
+    before = len(load_record(records.operator_record(env, finished)).moves)
+    assert before == len(record.moves)  # nothing stored
+    assert client.get(f"/s/{token(env, new_game(env), 0)}/replay").status_code == 200
+    assert "what if" in client.get(f"/g/{finished}/replay?n=3").text
