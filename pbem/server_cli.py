@@ -227,6 +227,7 @@ def demo(played: int) -> None:
     )
     rnd = random.Random()
     client = log.Client(ip="127.0.0.1", user_agent="pbem demo")
+    done = 0
     for _ in range(played):
         tokens = games.seat_tokens(env, created.public_id)
         for token in tokens:
@@ -234,10 +235,13 @@ def demo(played: int) -> None:
             if legal:
                 page = games.seat_page(env, token, client)
                 moves.submit_move(env, token, page.next_n, rnd.choice(legal), client, source="cli")
+                done += 1
                 break
+        else:
+            break  # the game is over
     tokens = games.seat_tokens(env, created.public_id)
     base = env.config.base_url
-    click.echo(f"Demo game {created.public_id}: Ada vs Bashir, {played} moves played.")
+    click.echo(f"Demo game {created.public_id}: Ada vs Bashir, {done} moves played.")
     click.echo(f"  Ada's seat:     {env.seat_url(tokens[0])}")
     click.echo(f"  Bashir's seat:  {env.seat_url(tokens[1])}")
     click.echo(f"  public page:    {env.game_url(created.public_id)}")

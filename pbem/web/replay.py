@@ -45,6 +45,7 @@ def render_replay(
     audit: Callable[[int], str] | None,
     record_link: str | None = None,
     whatif: Callable[[int], str] | None = None,
+    integrity_error: str | None = None,
 ) -> Any:
     allowed = replay.perspectives(viewer_seat)
     default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
@@ -67,6 +68,7 @@ def render_replay(
         perspective=perspective,
         names=replay.names,
         whatif=whatif if replay.finished else None,
+        integrity_error=integrity_error,
     )
 
 
@@ -127,6 +129,7 @@ def public_replay(public_id: str) -> Any:
         audit=lambda n: url_for("replay.public_audit", public_id=public_id, n=n),
         record_link=url_for("pages.record", public_id=public_id),
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
+        integrity_error=opened.game.integrity_error,
     )
 
 
@@ -140,6 +143,7 @@ def seat_replay(token: str) -> Any:
         viewer_seat=opened.viewer_seat,
         nav=lambda n, p: url_for("replay.seat_replay", token=token, n=n, **{"as": p}),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
+        integrity_error=opened.game.integrity_error,
     )
 
 

@@ -125,3 +125,19 @@ def test_seat_tokens_never_reach_the_request_log():
     )
     RedactTokens().filter(record)
     assert "WyJ" not in record.getMessage() and "/s/[token]" in record.getMessage()
+
+
+def test_the_flag_shows_on_the_replay_too(fresh_database, config, clock):
+    from pbem.web import create_app
+
+    url = fresh_database()
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+    public_id = _play(env, 3)
+    with db.write() as session:
+        session.execute(text("UPDATE games SET integrity_error = 'chain: move 2 altered'"))
+    token = games.seat_tokens(env, public_id)[0]
+    page = create_app(env=env).test_client().get(f"/s/{token}/replay")
+    assert "does not verify: chain: move 2 altered" in page.text
+    db.dispose()
