@@ -274,6 +274,32 @@ def view(file: str, host: str, port: int) -> None:
     app.run(host=host, port=port, debug=False, use_reloader=False)
 
 
+@click.group("ratings")
+def ratings_group() -> None:
+    """Player ratings (derived from finished games)."""
+
+
+@ratings_group.command("rebuild")
+def ratings_rebuild() -> None:
+    """Recompute every rating from the finished games, in the order they finished."""
+    from .services import ratings
+
+    count = ratings.rebuild(_ready_env())
+    click.echo(f"ratings rebuilt from {count} finished games")
+
+
+@ratings_group.command("show")
+def ratings_show() -> None:
+    """The ratings table: conservative rating (mu - 3 sigma), mu ± 3 sigma, games."""
+    from .services import ratings
+
+    for i, r in enumerate(ratings.table(_ready_env()), start=1):
+        click.echo(
+            f"{i:>3}. {r.name:<30} {r.ordinal:6.1f}  {r.mu:5.1f} ± {3 * r.sigma:4.1f}"
+            f"  {r.games} games"
+        )
+
+
 @click.command("scheduler")
 def scheduler() -> None:
     """Run the jobs: deliver mail, remind, warn, time out, digests (one process of its own)."""
@@ -360,6 +386,7 @@ SERVER_COMMANDS = (
     serve,
     demo,
     view,
+    ratings_group,
     scheduler,
     inbound,
     outbox_group,

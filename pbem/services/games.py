@@ -24,6 +24,7 @@ from . import notify
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
+from .identity import player_for
 from .log import (
     Client,
     authenticate,
@@ -129,7 +130,7 @@ def _clean_player(player: PlayerIn, which: str) -> PlayerIn:
     return PlayerIn(name, email)
 
 
-def _new_public_id() -> str:
+def new_public_id() -> str:
     return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(10))
 
 
@@ -210,6 +211,7 @@ def create_game(
     first_player: int | None = None,
     clock: GameClock | None = None,
     await_players: bool = False,
+    rematch_of: int | None = None,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
 
@@ -226,7 +228,7 @@ def create_game(
     now = env.clock.now()
     with env.db.write() as session:
         game = Game(
-            public_id=_new_public_id(),
+            public_id=new_public_id(),
             created_at=now,
             rules=RULES,
             engine=ENGINE,
@@ -236,6 +238,7 @@ def create_game(
             dealt_at=None if await_players else now,
             first_player=first_player,
             status="waiting" if await_players else "in_progress",
+            rematch_of=rematch_of,
             days_per_move=rules.days_per_move,
             reminder_after_hours=rules.reminder_after_hours,
             reminder_every_hours=rules.reminder_every_hours,
@@ -245,7 +248,17 @@ def create_game(
         session.add(game)
         session.flush()
         for i, p in enumerate((a, b)):
-            session.add(Seat(game_id=game.id, seat=i, name=p.name, email=p.email, key_version=1))
+            owner = player_for(session, p.email, p.name, now)
+            session.add(
+                Seat(
+                    game_id=game.id,
+                    seat=i,
+                    name=p.name,
+                    email=p.email,
+                    key_version=1,
+                    mail_mode=owner.mail_mode,
+                )
+            )
         session.flush()
         session.refresh(game)
         tokens = (

@@ -21,7 +21,7 @@ from ..clock import iso
 from ..engine import Claim, MoveError, Resign, Timeout
 from ..engine.explain import narrate, preview
 from ..store.models import Game, MoveRow, Seat
-from . import notify
+from . import notify, ratings
 from .env import Env
 from .errors import MOVED_ON, Conflict, MoveRefused, ServiceError
 from .links import ReplyClaim
@@ -247,6 +247,8 @@ def _append(
             )
             if after.is_over:
                 game.status, game.finished_at = "finished", now
+                assert after.winner is not None
+                ratings.rate(session, game, after.winner, now)
             session.flush()
             env.cache.put((game.id, entry.hash), after)
             action = {Resign: "resign", Claim: "claim", Timeout: "timeout"}.get(type(move), "move")

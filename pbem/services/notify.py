@@ -143,6 +143,11 @@ def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> No
     )
 
 
+def _mailed(game: Game) -> list[int]:
+    """The seats that want mail about the game's progress (not "only invitations")."""
+    return [s.seat for s in game.seats if s.mail_mode != "invitations"]
+
+
 def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     """Game over to both; a timeout to both; else "your turn" and a receipt.
 
@@ -161,7 +166,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
         note=moved.message,
     )
     if after.is_over:
-        for seat in (0, 1):
+        for seat in _mailed(game):
             subject = f"Jaipur vs {names[1 - seat]} — game over"
             _queue(
                 session,
@@ -181,7 +186,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     waiting = 1 - to_move
     if moved.move == "timeout":
         can_claim = game.timeout_action == "claim"
-        for seat in (0, 1):
+        for seat in _mailed(game):
             _queue(
                 session,
                 env,

@@ -58,6 +58,10 @@ class Game(Base):
     #: "claim": the waiting player may claim the win; "wait": the game simply waits.
     timeout_action: Mapped[str] = mapped_column(String(8), default="claim")
     vacation_days: Mapped[int] = mapped_column(default=10)
+    #: The finished game this one is a rematch of (at most one rematch each).
+    rematch_of: Mapped[int | None] = mapped_column(unique=True)
+    #: When the result went into the ratings (so it is counted once).
+    rated_at: Mapped[datetime | None]
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", order_by="Seat.seat", lazy="selectin"
@@ -134,7 +138,9 @@ class AccessLog(Base):
     __table_args__ = (Index("access_log_game_at", "game_id", "at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    #: None for account events (sign-in links, settings), which name ``player_id`` instead.
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    player_id: Mapped[int | None]
     seat: Mapped[int | None]
     at: Mapped[datetime]
     #: view, preview, move, refused, resign, export, reissue, api-view, api-move, link-request …
@@ -186,3 +192,62 @@ class InboundMail(Base):
     seat: Mapped[int | None]
     outcome: Mapped[str] = mapped_column(String(16))  # accepted, refused
     detail: Mapped[str | None] = mapped_column(Text)
+
+
+class Player(Base):
+    """A person, known by a verified email address; owns every seat with that address."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(16), unique=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)  # casefolded
+    display_name: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime]
+    verified_at: Mapped[datetime | None]
+    #: Bumped by "sign out everywhere": every older session cookie stops working.
+    session_version: Mapped[int] = mapped_column(default=1)
+    mail_mode: Mapped[str] = mapped_column(String(12), default="each")
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: Derived from finished games (openskill's Plackett-Luce): rebuildable at any time.
+    rating_mu: Mapped[float | None]
+    rating_sigma: Mapped[float | None]
+    rated_games: Mapped[int] = mapped_column(default=0)
+    erased_at: Mapped[datetime | None]
+
+
+class SignInLink(Base):
+    """A one-time link (sign in, or confirm a new address); only its hash is stored."""
+
+    __tablename__ = "sign_in_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    purpose: Mapped[str] = mapped_column(String(16))  # sign-in, change-email
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    new_email: Mapped[str | None] = mapped_column(String(254))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    ip: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+
+
+class Challenge(Base):
+    """An open challenge anyone signed in may accept (which creates the game once)."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(16), unique=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    days_per_move: Mapped[int | None]
+    starter: Mapped[str] = mapped_column(String(12))  # random, challenger, opponent
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(12))  # open, accepted, withdrawn
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+    accepted_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+
+    player: Mapped[Player] = relationship(foreign_keys=[player_id], lazy="selectin")

@@ -12,7 +12,7 @@ from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
 from ..services.errors import ServiceError
-from . import api, csrf, dev, pages, replay, seat
+from . import api, csrf, dev, pages, players, replay, seat
 from .redact import RedactTokens
 
 
@@ -36,6 +36,7 @@ def create_app(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=not config.dev_mode,
+        PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 90,
         PBEM_DEV=config.dev_mode,
     )
     app.extensions["pbem"] = env
@@ -46,7 +47,7 @@ def create_app(
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
-    for blueprint in (pages.bp, seat.bp, replay.bp, api.bp):
+    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)

@@ -1,0 +1,176 @@
+"""Finding an opponent: open challenges anyone signed in may accept, and rematches.
+
+Accepting is one conditional UPDATE (``status = 'open'``), so two players accepting
+the same challenge at once create one game. A rematch swaps the seat that starts,
+and the other player accepts it by link like any new game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..store.models import Challenge, Game, Player
+from . import games
+from .env import Env
+from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .log import Client, authenticate, game_row, log_rows, state_of
+
+STARTERS = ("random", "challenger", "opponent")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChallenge:
+    public_id: str
+    by: str
+    by_public_id: str
+    days_per_move: int | None
+    starter: str
+    note: str | None
+    created_at: datetime
+    mine: bool
+
+
+def post(
+    env: Env, player_id: int, *, days_per_move: int | None, starter: str, note: str | None
+) -> str:
+    if starter not in STARTERS:
+        raise BadRequest("Who starts: random, you, or your opponent.")
+    games.GameClock(days_per_move=days_per_move).check()
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        public_id = games.new_public_id()
+        session.add(
+            Challenge(
+                public_id=public_id,
+                player_id=player.id,
+                days_per_move=days_per_move,
+                starter=starter,
+                note=" ".join((note or "").split())[:300] or None,
+                created_at=env.clock.now(),
+                status="open",
+            )
+        )
+        return public_id
+
+
+def open_list(env: Env, viewer_id: int | None) -> list[OpenChallenge]:
+    with env.db.read() as session:
+        rows = session.scalars(
+            select(Challenge)
+            .where(Challenge.status == "open")
+            .order_by(Challenge.created_at.desc())
+            .limit(100)
+        )
+        return [
+            OpenChallenge(
+                c.public_id,
+                c.player.display_name,
+                c.player.public_id,
+                c.days_per_move,
+                c.starter,
+                c.note,
+                c.created_at,
+                c.player_id == viewer_id,
+            )
+            for c in rows
+        ]
+
+
+def accept(env: Env, challenge_id: str, player_id: int, contribution: bytes | None) -> str:
+    """Take an open challenge: creates the game (once) and mails both players their links."""
+    with env.db.write() as session:
+        challenge = session.scalars(
+            select(Challenge).where(Challenge.public_id == challenge_id)
+        ).one_or_none()
+        if challenge is None:
+            raise NotFound("There is no such challenge.")
+        if challenge.player_id == player_id:
+            raise BadRequest("That is your own challenge.")
+        taken = session.execute(
+            update(Challenge)
+            .where(Challenge.id == challenge.id, Challenge.status == "open")
+            .values(status="accepted", accepted_by=player_id)
+        )
+        if taken.rowcount != 1:
+            raise Conflict("Someone else accepted this challenge first.")
+        by = session.get(Player, challenge.player_id)
+        me = session.get(Player, player_id)
+        assert by is not None and me is not None
+        first = {"random": None, "challenger": 0, "opponent": 1}[challenge.starter]
+        days = challenge.days_per_move
+    created = games.create_game(
+        env,
+        (games.PlayerIn(by.display_name, by.email), games.PlayerIn(me.display_name, me.email)),
+        first_player=first,
+        clock=games.GameClock(days_per_move=days),
+        await_players=True,
+    )
+    with env.db.write() as session:
+        game = game_row(session, created.public_id)
+        session.execute(
+            update(Challenge).where(Challenge.public_id == challenge_id).values(game_id=game.id)
+        )
+    if contribution is not None:  # the accepting player's browser adds its bytes at once
+        games.accept(env, created.tokens[1], contribution, Client())
+    return created.public_id
+
+
+def withdraw(env: Env, challenge_id: str, player_id: int) -> None:
+    with env.db.write() as session:
+        done = session.execute(
+            update(Challenge)
+            .where(
+                Challenge.public_id == challenge_id,
+                Challenge.player_id == player_id,
+                Challenge.status == "open",
+            )
+            .values(status="withdrawn")
+        )
+        if done.rowcount != 1:
+            raise NotFound("There is no open challenge of yours with that id.")
+
+
+def rematch(env: Env, token: str, contribution: bytes | None, client: Client) -> str:
+    """A new game between the same players, the other seat starting; made once per game."""
+    with env.db.read() as session:
+        game, seat = authenticate(env, session, token)
+        match = state_of(env, game, log_rows(session, game))
+        if not match.is_over:
+            raise BadRequest("A rematch can be asked for once the game is over.")
+        existing = session.scalars(select(Game).where(Game.rematch_of == game.id)).one_or_none()
+        if existing is not None:
+            return existing.public_id
+        players = tuple(games.PlayerIn(s.name, s.email) for s in game.seats)
+        first = 1 - match.first_player
+        old_id, clock = (
+            game.id,
+            games.GameClock(
+                days_per_move=game.days_per_move,
+                reminder_after_hours=game.reminder_after_hours,
+                reminder_every_hours=game.reminder_every_hours,
+                timeout_action=game.timeout_action,
+                vacation_days=game.vacation_days,
+            ),
+        )
+        asking = seat.seat
+    try:
+        created = games.create_game(
+            env,
+            players,
+            first_player=first,
+            clock=clock,  # type: ignore[arg-type]
+            await_players=True,
+            rematch_of=old_id,
+        )
+    except IntegrityError:  # the other player asked at the same moment: theirs stands
+        with env.db.read() as session:
+            return session.scalars(select(Game).where(Game.rematch_of == old_id)).one().public_id
+    if contribution is not None:
+        games.accept(env, created.tokens[asking], contribution, client)
+    return created.public_id

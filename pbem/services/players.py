@@ -1,0 +1,472 @@
+"""Players: sign-in by one-time link, "my games", settings, a new address, erasure.
+
+A player is an email address that has been proven by a sign-in link; they own
+every seat with that address, past and future. Seat links keep working without
+any account. Links are single use and short-lived, and only their SHA-256 is
+stored; the answer to a sign-in request is the same whether the address is known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from ..clock import as_utc
+from ..mail import compose, outbox
+from ..store.models import AccessLog, Player, SignInLink
+from .env import Env
+from .errors import BadRequest, Forbidden, NotFound, RateLimited
+from .games import EMAIL, current_clock, turn_started
+from .identity import normal_email, player_for, seats_of
+from .log import Client, log_rows, state_of
+
+LINK_LIFETIME = timedelta(minutes=30)
+LINKS_PER_ADDRESS = (3, timedelta(hours=1))
+LINKS_PER_IP = (5, timedelta(minutes=10))
+MAIL_MODES = ("each", "digest", "invitations")
+
+
+def _log(
+    session: Session,
+    env: Env,
+    player: Player | None,
+    action: str,
+    client: Client,
+    detail: str | None = None,
+) -> None:
+    session.add(
+        AccessLog(
+            game_id=None,
+            player_id=player.id if player else None,
+            seat=None,
+            at=env.clock.now(),
+            action=action,
+            ip=(client.ip or "")[:64] or None,
+            user_agent=(client.user_agent or "")[:300] or None,
+            detail=detail,
+        )
+    )
+
+
+# ------------------------------------------------------------------ sign-in links
+
+
+def _issue(
+    session: Session,
+    env: Env,
+    purpose: str,
+    email: str,
+    client: Client,
+    player: Player | None = None,
+    new_email: str | None = None,
+) -> str:
+    token = secrets.token_urlsafe(32)
+    now = env.clock.now()
+    session.add(
+        SignInLink(
+            token_hash=hashlib.sha256(token.encode()).hexdigest(),
+            purpose=purpose,
+            email=email,
+            new_email=new_email,
+            player_id=player.id if player else None,
+            ip=client.ip,
+            created_at=now,
+            expires_at=now + LINK_LIFETIME,
+        )
+    )
+    return token
+
+
+def _rate_limit(session: Session, env: Env, email: str, client: Client) -> bool:
+    """True when this request may send a mail (the answer to the user is the same either way)."""
+    now = env.clock.now()
+    limit, window = LINKS_PER_IP  # requests from one address, whatever was sent
+    if (
+        client.ip
+        and session.scalar(
+            select(func.count())
+            .select_from(AccessLog)
+            .where(
+                AccessLog.action.in_(("sign-in-request", "email-change-request")),
+                AccessLog.ip == client.ip,
+                AccessLog.at >= now - window,
+            )
+        )
+        >= limit
+    ):
+        raise RateLimited("Too many sign-in requests from here; try again in a few minutes.")
+    limit, window = LINKS_PER_ADDRESS
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(SignInLink)
+            .where(SignInLink.email == email, SignInLink.created_at >= now - window)
+        )
+        < limit
+    )
+
+
+def _mail(session: Session, env: Env, kind: str, to: str, subject: str, **context: Any) -> None:
+    text, html = compose.render(kind, now=env.clock.now(), **context)
+    outbox.queue(
+        session,
+        now=env.clock.now(),
+        mail_from=env.config.mail_from,
+        kind=kind,
+        to=to,
+        subject=subject,
+        text=text,
+        html=html,
+    )
+
+
+def request_sign_in(env: Env, email: str, client: Client) -> None:
+    """Mail a one-time sign-in link to ``email`` if it can play; the caller learns nothing."""
+    key = normal_email(email)
+    if not EMAIL.match(key) or len(key) > 254:
+        raise BadRequest(f"'{email}' does not look like an email address.")
+    with env.db.write() as session:
+        may_send = _rate_limit(session, env, key, client)
+        player = session.scalars(select(Player).where(Player.email == key)).one_or_none()
+        _log(session, env, player, "sign-in-request", client, detail=key)
+        if not may_send or (player is not None and player.erased_at is not None):
+            return
+        token = _issue(session, env, "sign-in", key, client, player)
+        _mail(
+            session,
+            env,
+            "sign_in",
+            key,
+            "Jaipur by mail — your sign-in link",
+            link=f"{env.config.base_url}/signin/{token}",
+        )
+
+
+def _link(session: Session, token: str, now: datetime, *, lock: bool = False) -> SignInLink:
+    query = select(SignInLink).where(
+        SignInLink.token_hash == hashlib.sha256(token.encode()).hexdigest()
+    )
+    link = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    if link is None or link.used_at is not None or as_utc(link.expires_at) <= now:
+        raise Forbidden(
+            "This link is not valid any more: sign-in links work once, for 30 "
+            "minutes. Ask for a new one."
+        )
+    return link
+
+
+def check_link(env: Env, token: str) -> SignInLink:
+    """What a link would do (GET shows it; only a POST uses it)."""
+    with env.db.read() as session:
+        return _link(session, token, env.clock.now())
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    player_id: int
+    session_version: int
+
+
+def use_link(env: Env, token: str, client: Client) -> SignedIn:
+    """Sign in (or confirm a new address) with a link, once: a second use is refused."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        link = _link(session, token, now, lock=True)
+        used = session.execute(
+            update(SignInLink)
+            .where(SignInLink.id == link.id, SignInLink.used_at.is_(None))
+            .values(used_at=now)
+        )
+        if used.rowcount != 1:  # another request used it first
+            raise Forbidden("This link has been used already.")
+        if link.purpose == "change-email":
+            player = session.get(Player, link.player_id)
+            assert player is not None and link.new_email is not None
+            _move_address(session, player, link.new_email)
+        else:
+            player = player_for(session, link.email, link.email.split("@")[0], now)
+        player.verified_at = player.verified_at or now
+        _log(
+            session,
+            env,
+            player,
+            "sign-in" if link.purpose == "sign-in" else "email-changed",
+            client,
+        )
+        return SignedIn(player.id, player.session_version)
+
+
+def _move_address(session: Session, player: Player, new_email: str) -> None:
+    taken = session.scalars(select(Player).where(Player.email == new_email)).one_or_none()
+    if taken is not None and taken.id != player.id:
+        raise BadRequest("That address belongs to another player already.")
+    for seat in seats_of(session, player):
+        seat.email = new_email
+    player.email = new_email
+
+
+def current(env: Env, player_id: Any, version: Any) -> Player | None:
+    """The signed-in player of a session, if the session is still valid."""
+    if not isinstance(player_id, int) or not isinstance(version, int):
+        return None
+    with env.db.read() as session:
+        player = session.get(Player, player_id)
+        if player is None or player.erased_at is not None or player.session_version != version:
+            return None
+        return player
+
+
+def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is not None:
+            player.session_version += 1
+            _log(session, env, player, "sign-out-everywhere", client)
+
+
+def request_email_change(env: Env, player_id: int, new_email: str, client: Client) -> None:
+    key = normal_email(new_email)
+    if not EMAIL.match(key):
+        raise BadRequest(f"'{new_email}' does not look like an email address.")
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        if session.scalars(select(Player).where(Player.email == key)).one_or_none():
+            raise BadRequest("That address belongs to another player already.")
+        if not _rate_limit(session, env, key, client):
+            return
+        token = _issue(session, env, "change-email", key, client, player, new_email=key)
+        _log(session, env, player, "email-change-request", client, detail=key)
+        _mail(
+            session,
+            env,
+            "change_email",
+            key,
+            "Jaipur by mail — confirm your new address",
+            link=f"{env.config.base_url}/signin/{token}",
+            name=player.display_name,
+        )
+
+
+# ------------------------------------------------------------------ my games
+
+
+@dataclass(frozen=True, slots=True)
+class MyGame:
+    public_id: str
+    seat: int
+    opponent: str
+    status: str
+    my_turn: bool
+    moves: int
+    last_move: str | None
+    last_at: datetime
+    deadline: datetime | None
+    result: str | None
+    link: str
+
+
+@dataclass(frozen=True, slots=True)
+class MyGames:
+    player: Player
+    my_turn: list[MyGame]
+    waiting: list[MyGame]
+    finished: list[MyGame]
+
+
+def my_games(env: Env, player_id: int) -> MyGames:
+    """The player's games: waiting for their move first, then for the opponent, then done."""
+    now = env.clock.now()
+    with env.db.read() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        out: list[MyGame] = []
+        for seat in seats_of(session, player):
+            game = seat.game
+            rows = log_rows(session, game)
+            token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
+            opponent = game.seats[1 - seat.seat].name
+            if not game.dealt:
+                out.append(
+                    MyGame(
+                        game.public_id,
+                        seat.seat,
+                        opponent,
+                        "waiting",
+                        seat.contribution is None,
+                        0,
+                        None,
+                        as_utc(game.created_at),
+                        None,
+                        None,
+                        env.seat_url(token),
+                    )
+                )
+                continue
+            match = state_of(env, game, rows)
+            clock = current_clock(game, rows, match, now)
+            result = None
+            if match.is_over:
+                how = (
+                    " by resignation"
+                    if match.resigned is not None
+                    else (" on time" if match.claimed is not None else "")
+                )
+                result = (
+                    f"won {match.seals[seat.seat]}–{match.seals[1 - seat.seat]}{how}"
+                    if match.winner == seat.seat
+                    else f"lost {match.seals[seat.seat]}–{match.seals[1 - seat.seat]}{how}"
+                )
+            out.append(
+                MyGame(
+                    game.public_id,
+                    seat.seat,
+                    opponent,
+                    match.status.value,
+                    match.to_move == seat.seat,
+                    len(rows),
+                    rows[-1].move if rows else None,
+                    turn_started(game, rows),
+                    clock.deadline if clock else None,
+                    result,
+                    env.seat_url(token),
+                )
+            )
+        mine = sorted(
+            (g for g in out if g.my_turn and g.status != "finished"),
+            key=lambda g: (g.deadline or datetime.max.replace(tzinfo=now.tzinfo), g.last_at),
+        )
+        theirs = sorted(
+            (g for g in out if not g.my_turn and g.status != "finished"),
+            key=lambda g: g.last_at,
+            reverse=True,
+        )
+        done = sorted(
+            (g for g in out if g.status == "finished"), key=lambda g: g.last_at, reverse=True
+        )
+        return MyGames(player, mine, theirs, done)
+
+
+def update_settings(
+    env: Env,
+    player_id: int,
+    *,
+    name: str,
+    mail_mode: str,
+    language: str,
+    timezone: str,
+    client: Client,
+) -> None:
+    """Name, language, time zone, and how mail comes: applied to every seat of the player."""
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= 80:
+        raise BadRequest("A display name of 1 to 80 characters, please.")
+    if mail_mode not in MAIL_MODES:
+        raise BadRequest(
+            "Choose how you want mail: every move, a daily digest, or only invitations."
+        )
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        player.display_name, player.mail_mode = name, mail_mode
+        player.language, player.timezone = language[:8] or "en", timezone[:64] or "UTC"
+        for seat in seats_of(session, player):
+            seat.mail_mode = mail_mode
+            if seat.game.status != "finished":
+                seat.name = name
+        _log(session, env, player, "settings", client)
+
+
+def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> int:
+    """Stop the clock in every running game (as far as each game's vacation days allow)."""
+    from . import settings
+
+    with env.db.read() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        tokens = [
+            env.links.seat_token(s.game.public_id, s.seat, s.key_version)
+            for s in seats_of(session, player)
+            if s.game.status == "in_progress"
+        ]
+    stopped = 0
+    for token in tokens:
+        try:
+            settings.set_away(env, token, days, client)
+            stopped += 1
+        except BadRequest:
+            continue  # no vacation days left in that game
+    return stopped
+
+
+def erase(env: Env, player_id: int, client: Client) -> int:
+    """Replace the player's name and address by a neutral label in every game.
+
+    The move log stores seats, never people, so every record still verifies.
+    """
+    now = env.clock.now()
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        label = f"Erased player {player.public_id[:4]}"
+        seats = seats_of(session, player)
+        for seat in seats:
+            seat.name, seat.email = label, f"erased-{player.public_id}@invalid"
+            seat.key_version += 1  # old links die with the account
+        player.display_name, player.email = label, f"erased-{player.public_id}@invalid"
+        player.erased_at, player.session_version = now, player.session_version + 1
+        _log(session, env, player, "erased", client)
+        return len(seats)
+
+
+# ------------------------------------------------------------------ public pages
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPage:
+    player: Player
+    finished: list[MyGame]
+    running: list[MyGame]  # opponent, moves, status: nothing private
+
+
+def public_player(env: Env, public_id: str) -> PlayerPage:
+    """A player's public page: results of finished games; running ones without anything
+    private (no seat links, no last move, no deadline)."""
+    with env.db.read() as session:
+        player = session.scalars(select(Player).where(Player.public_id == public_id)).one_or_none()
+        if player is None or player.erased_at is not None:
+            raise NotFound("There is no such player.")
+        player_id = player.id
+    games = my_games(env, player_id)
+
+    def public(g: MyGame) -> MyGame:
+        return MyGame(
+            g.public_id,
+            g.seat,
+            g.opponent,
+            g.status,
+            False,
+            g.moves,
+            None,
+            g.last_at,
+            None,
+            g.result,
+            "",
+        )
+
+    return PlayerPage(
+        games.player,
+        [public(g) for g in games.finished],
+        [public(g) for g in (*games.my_turn, *games.waiting)],
+    )

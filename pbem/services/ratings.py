@@ -1,0 +1,95 @@
+"""Ratings from finished matches, with openskill's Plackett-Luce model.
+
+A rating is derived: it is updated in the transaction that records a finished
+match, and ``rebuild`` recomputes every rating from the finished games in the
+order they finished, giving the same numbers. Shown as mu ± 3 sigma, and ranked
+by the conservative ordinal (mu - 3 sigma).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from openskill.models import PlackettLuce
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ..store.models import Game, Player
+from .env import Env
+from .identity import player_for
+
+MODEL = PlackettLuce()
+
+
+def _rating(player: Player):  # type: ignore[no-untyped-def]
+    if player.rating_mu is None or player.rating_sigma is None:
+        return MODEL.rating()
+    return MODEL.rating(mu=player.rating_mu, sigma=player.rating_sigma)
+
+
+def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
+    """Count a finished match once (``games.rated_at``), in the caller's transaction."""
+    if game.rated_at is not None:
+        return
+    seats = game.seats
+    players = [player_for(session, s.email, s.name, now) for s in seats]
+    if players[0].id == players[1].id:  # someone playing themselves is not rated
+        game.rated_at = now
+        return
+    ranks = [0 if seat == winner else 1 for seat in (0, 1)]
+    [[a], [b]] = MODEL.rate([[_rating(players[0])], [_rating(players[1])]], ranks=ranks)
+    for player, new in zip(players, (a, b), strict=True):
+        player.rating_mu, player.rating_sigma = new.mu, new.sigma
+        player.rated_games += 1
+    game.rated_at = now
+
+
+def rebuild(env: Env) -> int:
+    """Recompute every rating from the finished games, in the order they finished."""
+    from .log import log_rows, state_of
+
+    with env.db.write() as session:
+        session.execute(update(Player).values(rating_mu=None, rating_sigma=None, rated_games=0))
+        session.execute(update(Game).values(rated_at=None))
+        finished = list(
+            session.scalars(
+                select(Game).where(Game.status == "finished").order_by(Game.finished_at, Game.id)
+            )
+        )
+        for game in finished:
+            match = state_of(env, game, log_rows(session, game))
+            assert match.winner is not None
+            rate(session, game, match.winner, game.finished_at or game.created_at)
+        return len(finished)
+
+
+@dataclass(frozen=True, slots=True)
+class Rated:
+    public_id: str
+    name: str
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+def table(env: Env, limit: int = 100) -> list[Rated]:
+    with env.db.read() as session:
+        rows = session.scalars(
+            select(Player).where(Player.rated_games > 0, Player.erased_at.is_(None))
+        )
+        rated = [
+            Rated(
+                p.public_id,
+                p.display_name,
+                p.rating_mu or 0.0,
+                p.rating_sigma or 0.0,
+                p.rated_games,
+            )
+            for p in rows
+        ]
+    return sorted(rated, key=lambda r: r.ordinal, reverse=True)[:limit]

@@ -1,0 +1,212 @@
+"""Sign-in by email link, "my games", settings, challenges, player pages and ratings.
+
+The session cookie holds the player's id and session version only; GET never uses
+a sign-in link (mail scanners open links): the page it opens asks for a POST.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from ..services import challenges, games, players, ratings
+from ..services.errors import BadRequest, Forbidden, ServiceError
+from ..store.models import Player
+from .client import client
+from .context import services
+
+bp = Blueprint("players", __name__)
+
+
+def signed_in() -> Player | None:
+    return players.current(services(), session.get("player"), session.get("sv"))
+
+
+def need_player() -> Player:
+    player = signed_in()
+    if player is None:
+        raise Forbidden("Sign in first: enter your email address and use the link we send.")
+    return player
+
+
+def _contribution() -> bytes | None:
+    entropy = request.form.get("entropy")
+    return games.contribution_from(entropy, None) if entropy else None
+
+
+@bp.app_context_processor
+def _me() -> dict[str, Any]:
+    return {"current_player": signed_in}
+
+
+@bp.get("/signin")
+def signin_form() -> str:
+    return render_template("web/signin.html", sent=False)
+
+
+@bp.post("/signin")
+def signin_request() -> Any:
+    try:
+        players.request_sign_in(services(), request.form.get("email", ""), client())
+    except BadRequest as exc:
+        return render_template("web/signin.html", sent=False, error=exc.message), 400
+    return render_template("web/signin.html", sent=True)
+
+
+@bp.get("/signin/<token>")
+def signin_link(token: str) -> str:
+    link = players.check_link(services(), token)
+    return render_template("web/signin_link.html", link=link, token=token)
+
+
+@bp.post("/signin/<token>")
+def signin_use(token: str) -> Any:
+    done = players.use_link(services(), token, client())
+    session.clear()
+    session["player"], session["sv"] = done.player_id, done.session_version
+    session.permanent = True
+    return redirect(url_for("players.my_games"), code=303)
+
+
+@bp.post("/signout")
+def signout() -> Any:
+    session.clear()
+    return redirect(url_for("pages.home"), code=303)
+
+
+@bp.post("/signout-everywhere")
+def signout_everywhere() -> Any:
+    player = need_player()
+    players.sign_out_everywhere(services(), player.id, client())
+    session.clear()
+    return redirect(url_for("pages.home"), code=303)
+
+
+@bp.get("/me")
+def my_games() -> str:
+    player = need_player()
+    return render_template(
+        "web/me.html", mine=players.my_games(services(), player.id), done=request.args.get("done")
+    )
+
+
+def _me_page(status: int, **context: Any) -> Any:
+    player = need_player()
+    return render_template(
+        "web/me.html", mine=players.my_games(services(), player.id), **context
+    ), status
+
+
+@bp.post("/me/settings")
+def settings() -> Any:
+    player = need_player()
+    form = request.form
+    try:
+        players.update_settings(
+            services(),
+            player.id,
+            name=form.get("name", ""),
+            mail_mode=form.get("mail_mode", ""),
+            language=form.get("language", "en"),
+            timezone=form.get("timezone", "UTC"),
+            client=client(),
+        )
+    except BadRequest as exc:
+        return _me_page(400, error=exc.message)
+    return redirect(url_for("players.my_games", done="settings"), code=303)
+
+
+@bp.post("/me/away")
+def away() -> Any:
+    player = need_player()
+    try:
+        days = float(request.form.get("days", ""))
+    except ValueError:
+        return _me_page(400, error="Say for how many days you will be away.")
+    players.away_everywhere(services(), player.id, days, client())
+    return redirect(url_for("players.my_games", done="away"), code=303)
+
+
+@bp.post("/me/email")
+def change_email() -> Any:
+    player = need_player()
+    try:
+        players.request_email_change(services(), player.id, request.form.get("email", ""), client())
+    except BadRequest as exc:
+        return _me_page(400, error=exc.message)
+    return redirect(url_for("players.my_games", done="email"), code=303)
+
+
+@bp.post("/me/erase")
+def erase() -> Any:
+    player = need_player()
+    if request.form.get("confirm") != "erase":
+        return _me_page(400, error="Type erase to confirm that your account should go.")
+    players.erase(services(), player.id, client())
+    session.clear()
+    return render_template("web/erased.html")
+
+
+@bp.get("/challenges")
+def challenge_list() -> str:
+    player = signed_in()
+    return render_template(
+        "web/challenges.html",
+        challenges=challenges.open_list(services(), player.id if player else None),
+    )
+
+
+@bp.post("/challenges")
+def challenge_post() -> Any:
+    player = need_player()
+    days = request.form.get("days_per_move", "3")
+    try:
+        challenges.post(
+            services(),
+            player.id,
+            days_per_move=None if days in ("", "none") else int(days),
+            starter=request.form.get("starter", "random"),
+            note=request.form.get("note"),
+        )
+    except (BadRequest, ValueError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else "Days per move: a number."
+        return render_template(
+            "web/challenges.html",
+            error=message,
+            challenges=challenges.open_list(services(), player.id),
+        ), 400
+    return redirect(url_for("players.challenge_list"), code=303)
+
+
+@bp.post("/challenges/<challenge_id>/accept")
+def challenge_accept(challenge_id: str) -> Any:
+    player = need_player()
+    public_id = challenges.accept(services(), challenge_id, player.id, _contribution())
+    return redirect(url_for("pages.created", public_id=public_id), code=303)
+
+
+@bp.post("/challenges/<challenge_id>/withdraw")
+def challenge_withdraw(challenge_id: str) -> Any:
+    player = need_player()
+    challenges.withdraw(services(), challenge_id, player.id)
+    return redirect(url_for("players.challenge_list"), code=303)
+
+
+@bp.post("/s/<token>/rematch")
+def rematch(token: str) -> Any:
+    claim = services().links.open_seat(token)
+    public_id = challenges.rematch(services(), token, _contribution(), client())
+    seat = claim.seat if claim else 0
+    new_token = games.seat_tokens(services(), public_id)[seat]
+    return redirect(url_for("seat.view", token=new_token), code=303)
+
+
+@bp.get("/p/<public_id>")
+def player_page(public_id: str) -> str:
+    return render_template("web/player.html", page=players.public_player(services(), public_id))
+
+
+@bp.get("/ratings")
+def rating_table() -> str:
+    return render_template("web/ratings.html", rows=ratings.table(services()))
