@@ -21,7 +21,7 @@ from ..engine.record import verify_chain
 from ..store.models import AccessLog, Game
 from .env import Env
 from .errors import NotFound
-from .log import Client, authenticate, game_row, log_rows, record_access
+from .log import Client, game_row, use_seat
 from .replay import Replay, Step, from_game
 
 #: How far around a move the access log is shown.
@@ -160,19 +160,8 @@ def public_audit(env: Env, public_id: str, n: int) -> Audit:
 
 def seat_audit(env: Env, token: str, n: int, client: Client) -> Audit:
     with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
-        replay = from_game(env, game, log_rows(session, game))
-        record_access(
-            session,
-            env,
-            game,
-            seat.seat,
-            "audit",
-            client,
-            seen_n=replay.last,
-            key_version=seat.key_version,
-            detail=f"move {n}",
-        )
+        game, seat, rows = use_seat(env, session, token, "audit", client, detail=f"move {n}")
+        replay = from_game(env, game, rows)
         return _build(session, game, replay, n, seat.seat)
 
 
@@ -253,19 +242,8 @@ def public_evidence(env: Env, public_id: str, n: int) -> dict[str, Any]:
 
 def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any]:
     with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
-        replay = from_game(env, game, log_rows(session, game))
-        record_access(
-            session,
-            env,
-            game,
-            seat.seat,
-            "evidence",
-            client,
-            seen_n=replay.last,
-            key_version=seat.key_version,
-            detail=f"move {n}",
-        )
+        game, seat, rows = use_seat(env, session, token, "evidence", client, detail=f"move {n}")
+        replay = from_game(env, game, rows)
         audit = _build(session, game, replay, n, seat.seat)
         moves = (
             replay.moves

@@ -34,6 +34,7 @@ from .log import (
     record_access,
     seat_names,
     state_of,
+    use_seat,
 )
 
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
@@ -357,12 +358,8 @@ def seat_page(
 ) -> SeatPage | WaitingPage:
     """What the seat link shows: that seat's view only (invariant 7), and the log."""
     with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
-        rows = log_rows(session, game)
+        game, seat, rows = use_seat(env, session, token, action, client)
         if not game.dealt:
-            record_access(
-                session, env, game, seat.seat, action, client, key_version=seat.key_version
-            )
             return WaitingPage(
                 game_info(game, False),
                 seat.seat,
@@ -371,16 +368,6 @@ def seat_page(
                 game.seats[1 - seat.seat].contribution is not None,
             )
         match = state_of(env, game, rows)
-        record_access(
-            session,
-            env,
-            game,
-            seat.seat,
-            action,
-            client,
-            seen_n=len(rows),
-            key_version=seat.key_version,
-        )
         now = env.clock.now()
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
         return SeatPage(

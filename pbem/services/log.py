@@ -143,3 +143,29 @@ def record_refusal(
                 key_version=claim.key_version,
                 detail=detail[:500],
             )
+
+
+def use_seat(
+    env: Env,
+    session: Session,
+    token: str,
+    action: str,
+    client: Client,
+    *,
+    detail: str | None = None,
+) -> tuple[Game, Seat, list[MoveRow]]:
+    """Open a seat link and record that use in the access log; returns the log as well."""
+    game, seat = authenticate(env, session, token)
+    rows = log_rows(session, game)
+    record_access(
+        session,
+        env,
+        game,
+        seat.seat,
+        action,
+        client,
+        seen_n=len(rows),
+        key_version=seat.key_version,
+        detail=detail,
+    )
+    return game, seat, rows

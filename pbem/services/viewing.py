@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .env import Env
 from .errors import Forbidden
 from .games import GameInfo, game_info
-from .log import Client, authenticate, game_row, log_rows, record_access
+from .log import Client, game_row, log_rows, use_seat
 from .replay import Replay, from_game
 
 
@@ -33,17 +33,6 @@ def open_public(env: Env, public_id: str) -> Opened:
 
 def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
     with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
-        rows = log_rows(session, game)
+        game, seat, rows = use_seat(env, session, token, action, client)
         replay = from_game(env, game, rows)
-        record_access(
-            session,
-            env,
-            game,
-            seat.seat,
-            action,
-            client,
-            seen_n=len(rows),
-            key_version=seat.key_version,
-        )
         return Opened(replay, game_info(game, replay.finished), seat.seat)

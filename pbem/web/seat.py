@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -29,18 +30,26 @@ def _page(token: str, status: int = 200, **context: Any) -> Any:
     return render_template("web/seat.html", page=page, **context), status
 
 
-@bp.post("/accept")
-def accept(token: str) -> Any:
+def _act(token: str, action: Callable[[], object], done: str) -> Any:
+    """Run a seat's action; its refusal is shown on the seat page (a bad link stays a 403)."""
     try:
-        contribution = games.contribution_from(
-            request.form.get("entropy"), request.form.get("phrase")
-        )
-        games.accept(services(), token, contribution, client())
+        action()
     except ServiceError as exc:
         if exc.status == 403:
             raise
         return _page(token, exc.status, error=exc.message)
-    return redirect(url_for("seat.view", token=token, done="accept"), code=303)
+    return redirect(url_for("seat.view", token=token, done=done), code=303)
+
+
+@bp.post("/accept")
+def accept(token: str) -> Any:
+    def accept_it() -> None:
+        contribution = games.contribution_from(
+            request.form.get("entropy"), request.form.get("phrase")
+        )
+        games.accept(services(), token, contribution, client())
+
+    return _act(token, accept_it, "accept")
 
 
 @bp.get("")
@@ -78,24 +87,12 @@ def move(token: str) -> Any:
 def resign(token: str) -> Any:
     if request.form.get("confirm") != "yes":
         return _page(token, 400, error="Tick the box to confirm that you resign.")
-    try:
-        moves.resign(services(), token, _n(), client())
-    except ServiceError as exc:
-        if exc.status == 403:
-            raise
-        return _page(token, exc.status, error=exc.message)
-    return redirect(url_for("seat.view", token=token, done="resign"), code=303)
+    return _act(token, lambda: moves.resign(services(), token, _n(), client()), "resign")
 
 
 @bp.post("/claim")
 def claim(token: str) -> Any:
-    try:
-        moves.claim_win(services(), token, _n(), client())
-    except ServiceError as exc:
-        if exc.status == 403:
-            raise
-        return _page(token, exc.status if exc.status != 422 else 409, error=exc.message)
-    return redirect(url_for("seat.view", token=token, done="claim"), code=303)
+    return _act(token, lambda: moves.claim_win(services(), token, _n(), client()), "claim")
 
 
 @bp.post("/away")
@@ -104,13 +101,7 @@ def away(token: str) -> Any:
         days = float(request.form.get("days", ""))
     except ValueError:
         return _page(token, 400, error="Say for how many days you will be away.")
-    try:
-        settings.set_away(services(), token, days, client())
-    except ServiceError as exc:
-        if exc.status == 403:
-            raise
-        return _page(token, exc.status, error=exc.message)
-    return redirect(url_for("seat.view", token=token, done="away"), code=303)
+    return _act(token, lambda: settings.set_away(services(), token, days, client()), "away")
 
 
 @bp.post("/back")
@@ -121,19 +112,12 @@ def back(token: str) -> Any:
 
 @bp.post("/mail")
 def mail(token: str) -> Any:
-    try:
-        settings.set_mail_mode(
-            services(),
-            token,
-            request.form.get("mode", ""),
-            client(),
-            all_games=request.form.get("all") == "yes",
-        )
-    except ServiceError as exc:
-        if exc.status == 403:
-            raise
-        return _page(token, exc.status, error=exc.message)
-    return redirect(url_for("seat.view", token=token, done="mail"), code=303)
+    mode, everywhere = request.form.get("mode", ""), request.form.get("all") == "yes"
+    return _act(
+        token,
+        lambda: settings.set_mail_mode(services(), token, mode, client(), all_games=everywhere),
+        "mail",
+    )
 
 
 @bp.post("/reissue")
