@@ -95,6 +95,13 @@ def from_env() -> Config:
     backend = os.environ.get("PBEM_MAIL_BACKEND", "smtp" if env == "production" else "console")
     if backend not in MAIL_BACKENDS:
         raise ConfigError(f"PBEM_MAIL_BACKEND must be one of {', '.join(MAIL_BACKENDS)}")
+    if env == "production" and backend != "smtp":
+        raise ConfigError(
+            f"PBEM_MAIL_BACKEND={backend} is for development: production sends "
+            "mail over SMTP (set PBEM_SMTP_HOST and friends)"
+        )
+    if env == "production" and not os.environ.get("PBEM_BASE_URL", "").startswith("https://"):
+        raise ConfigError("PBEM_BASE_URL must be the https:// address players reach in production")
     tls = os.environ.get("PBEM_SMTP_TLS", "none").lower()
     if tls not in ("none", "starttls", "ssl"):
         raise ConfigError("PBEM_SMTP_TLS must be none, starttls or ssl")

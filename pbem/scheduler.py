@@ -15,6 +15,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from .leadership import Leadership
 from .mail.delivery import backend_for, deliver_due
 from .services import jobs
 from .services.env import Env
@@ -69,9 +70,22 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
 
 
 def run_forever(env: Env) -> None:
+    """Wait to be the active scheduler, then run the jobs until the lock is lost."""
+    leadership = Leadership(env.db, env.config.instance_path)
+    leadership.acquire()
     scheduler = BlockingScheduler(timezone="UTC")
     add_jobs(scheduler, env)
-    scheduler.start()
+
+    def check_lock() -> None:
+        if not leadership.held():  # the lock's connection died: another scheduler may run now
+            log.error("lost the scheduler lock: stopping (a standby takes over)")
+            scheduler.shutdown(wait=False)
+
+    scheduler.add_job(check_lock, "interval", seconds=10, id="lock", max_instances=1)
+    try:
+        scheduler.start()
+    finally:
+        leadership.release()
 
 
 def start_in_background(env: Env) -> BackgroundScheduler:

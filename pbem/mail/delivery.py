@@ -126,8 +126,14 @@ def deliver_due(
     sent = 0
     for row_id in due:
         with db.write() as session:
-            row = session.get(OutboxMessage, row_id)
-            if row is None or row.status != "pending":
+            # Claim the row: a second sender skips a row that is being sent (PostgreSQL), or
+            # waits for the write lock and then finds it sent (SQLite's BEGIN IMMEDIATE).
+            row = session.scalars(
+                select(OutboxMessage)
+                .where(OutboxMessage.id == row_id, OutboxMessage.status == "pending")
+                .with_for_update(skip_locked=True)
+            ).one_or_none()
+            if row is None:
                 continue
             try:
                 backend.send(build_message(row, mail_from))

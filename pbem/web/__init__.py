@@ -67,6 +67,10 @@ def create_app(
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")  # links carry seat tokens
         response.headers.setdefault("X-Frame-Options", "DENY")
+        if not config.dev_mode:
+            response.headers.setdefault(
+                "Strict-Transport-Security", "max-age=31536000; includeSubDomains"
+            )
         if request.path.startswith("/s/") or request.path.startswith("/api/"):
             response.headers["Cache-Control"] = "no-store"
         return response

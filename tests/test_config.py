@@ -1,0 +1,75 @@
+"""Production refuses to start with development settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.config import ConfigError, from_env
+
+PROD = {
+    "PBEM_ENV": "production",
+    "PBEM_SECRET_KEY": "k" * 64,
+    "PBEM_BASE_URL": "https://jaipur.example.org",
+    "PBEM_DATABASE_URL": "sqlite://",
+}
+
+
+@pytest.fixture
+def environ(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    for key in list(__import__("os").environ):
+        if key.startswith("PBEM_"):
+            monkeypatch.delenv(key)
+
+    def set_env(**values: str) -> None:
+        for k, v in values.items():
+            monkeypatch.setenv(k, v)
+
+    return set_env
+
+
+def test_production_needs_a_secret_key(environ):
+    environ(**{**PROD, "PBEM_SECRET_KEY": ""})
+    with pytest.raises(ConfigError, match="PBEM_SECRET_KEY"):
+        from_env()
+
+
+@pytest.mark.parametrize("backend", ["console", "file"])
+def test_production_refuses_the_development_mail_backends(environ, backend):
+    environ(**PROD, PBEM_MAIL_BACKEND=backend)
+    with pytest.raises(ConfigError, match="for development"):
+        from_env()
+
+
+def test_production_needs_an_https_base_url(environ):
+    environ(**{**PROD, "PBEM_BASE_URL": "http://jaipur.example.org"})
+    with pytest.raises(ConfigError, match="https"):
+        from_env()
+
+
+def test_a_sound_production_config_and_its_headers(environ):
+    environ(**PROD)
+    config = from_env()
+    assert config.env == "production" and config.mail_backend == "smtp"
+    from pbem.services.env import Env
+    from pbem.store import migrate
+    from pbem.store.db import Database
+    from pbem.web import create_app
+
+    db = Database("sqlite://")
+    migrate.upgrade(db.engine)
+    app = create_app(env=Env(config=config, db=db))
+    assert app.config["SESSION_COOKIE_SECURE"] and app.config["SESSION_COOKIE_HTTPONLY"]
+    response = app.test_client().get("/")
+    assert "unsafe-inline" not in response.headers["Content-Security-Policy"]
+    assert "max-age" in response.headers["Strict-Transport-Security"]
+    assert app.test_client().get("/dev/inbox").status_code == 404
+
+
+def test_bad_settings_name_the_variable(environ):
+    environ(PBEM_ENV="staging")
+    with pytest.raises(ConfigError, match="PBEM_ENV"):
+        from_env()
+    environ(PBEM_ENV="development", PBEM_SMTP_TLS="maybe")
+    with pytest.raises(ConfigError, match="PBEM_SMTP_TLS"):
+        from_env()
