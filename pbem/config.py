@@ -57,6 +57,8 @@ class Config:
     imap_folder: str = "INBOX"
     imap_ssl: bool = True
     inbound_max_bytes: int = 256 * 1024
+    #: Reverse proxies in front of the app whose X-Forwarded-* headers are trusted.
+    trusted_proxies: int = 0
 
     def reply_to(self, token: str) -> str:
         local, _, domain = self.reply_address.partition("@")
@@ -83,6 +85,13 @@ def _secret_key(instance: Path, env: str) -> str:
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+def _int(name: str, default: str) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        raise ConfigError(f"{name} must be a number") from None
 
 
 def from_env() -> Config:
@@ -132,6 +141,7 @@ def from_env() -> Config:
         imap_password=os.environ.get("PBEM_IMAP_PASSWORD", ""),
         imap_folder=os.environ.get("PBEM_IMAP_FOLDER", "INBOX"),
         imap_ssl=os.environ.get("PBEM_IMAP_SSL", "true").lower() not in ("0", "false", "no"),
+        trusted_proxies=_int("PBEM_TRUSTED_PROXIES", "0"),
         smtp_host=os.environ.get("PBEM_SMTP_HOST", "localhost"),
         smtp_port=port,
         smtp_user=os.environ.get("PBEM_SMTP_USER", ""),

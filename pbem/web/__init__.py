@@ -92,4 +92,9 @@ def create_app(
         ), 413
 
     logging.getLogger("werkzeug").addFilter(RedactTokens())
+    if config.trusted_proxies:  # the client's address, not nginx's, goes to the access log
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = config.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     return app

@@ -18,3 +18,20 @@ class RedactTokens(logging.Filter):
             record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
         record.msg = redact(str(record.msg))
         return True
+
+
+try:  # gunicorn is the production server; the development server needs none of this
+    from gunicorn.glogging import Logger as _GunicornLogger
+except ImportError:  # pragma: no cover
+    _GunicornLogger = object  # type: ignore[assignment,misc]
+
+
+class GunicornLogger(_GunicornLogger):  # type: ignore[misc,valid-type]
+    """gunicorn's access log with seat tokens redacted from the request line and path."""
+
+    def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
+        atoms = super().atoms(resp, req, environ, request_time)
+        for key in ("r", "U", "{raw_uri}e"):
+            if isinstance(atoms.get(key), str):
+                atoms[key] = redact(atoms[key])
+        return atoms

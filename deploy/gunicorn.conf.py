@@ -1,0 +1,27 @@
+"""gunicorn settings for pbem: `gunicorn -c deploy/gunicorn.conf.py`.
+
+Every worker is stateless (the replay cache is per process and never
+authoritative), so any number of workers and nodes can share one PostgreSQL.
+The scheduler is NOT started here: it runs as `pbem scheduler`, once.
+"""
+
+import multiprocessing
+import os
+
+wsgi_app = "pbem.web:create_app()"
+bind = os.environ.get("PBEM_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("PBEM_WORKERS", multiprocessing.cpu_count() * 2 + 1))
+worker_class = "gthread"
+threads = int(os.environ.get("PBEM_THREADS", "4"))
+timeout = 30
+graceful_timeout = 30
+keepalive = 5
+max_requests = 2000  # recycle workers now and then
+max_requests_jitter = 200
+# Seat tokens are in request paths: this logger writes them as /s/[token].
+logger_class = "pbem.web.redact.GunicornLogger"
+accesslog = os.environ.get("PBEM_ACCESS_LOG", "-")
+errorlog = "-"
+# Behind nginx on the same host: trust its X-Forwarded-* headers only.
+forwarded_allow_ips = os.environ.get("PBEM_FORWARDED_ALLOW_IPS", "127.0.0.1")
+limit_request_line = 4094
