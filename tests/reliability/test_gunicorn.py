@@ -3,58 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
-import urllib.error
 import urllib.request
-from pathlib import Path
-
-import pytest
 
 from pbem.engine import load_record, verify
 from pbem.services import games, records
-from tests.mail.conftest import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def gunicorn(database_url, tmp_path):
-    port = free_port()
-    log = tmp_path / "access.log"
-    environ = {
-        **os.environ,
-        "PBEM_DATABASE_URL": database_url,
-        "PBEM_ENV": "testing",
-        "PBEM_SECRET_KEY": "test-secret-key",
-        "PBEM_BASE_URL": "http://pbem.test",
-        "PBEM_INSTANCE_PATH": str(tmp_path),
-        "PBEM_BIND": f"127.0.0.1:{port}",
-        "PBEM_WORKERS": "3",
-        "PBEM_ACCESS_LOG": str(log),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")],
-        env=environ,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/", timeout=1)
-            break
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail(proc.stderr.read().decode()[-2000:])
-    yield base, log
-    proc.terminate()
-    proc.wait(10)
 
 
 def call(base, path, token, body=None):
