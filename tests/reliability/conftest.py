@@ -66,11 +66,39 @@ class Gunicorn:
 
 
 @pytest.fixture
-def start_gunicorn(database_url, tmp_path) -> Iterator[Callable[[int], Gunicorn]]:
+def own_database(fresh_database) -> Iterator[str]:
+    """A database of these tests' own: thousands of games must not crowd the shared one."""
+    from pbem.store import migrate
+    from pbem.store.db import Database
+
+    url = fresh_database()
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    db.dispose()
+    yield url
+
+
+@pytest.fixture
+def env(own_database, config, clock):
+    from pbem.services.env import Env
+    from pbem.store.db import Database
+
+    db = Database(own_database)
+    yield Env(config=config.with_(database_url=own_database), db=db, clock=clock)
+    db.dispose()
+
+
+@pytest.fixture
+def database_url(own_database) -> str:
+    return own_database
+
+
+@pytest.fixture
+def start_gunicorn(own_database, tmp_path) -> Iterator[Callable[[int], Gunicorn]]:
     started: list[Gunicorn] = []
 
     def start(workers: int = 3) -> Gunicorn:
-        server = Gunicorn(database_url, tmp_path, workers)
+        server = Gunicorn(own_database, tmp_path, workers)
         started.append(server)
         return server
 

@@ -98,17 +98,21 @@ class Broken:
         raise ConnectionRefusedError("SMTP server down")
 
 
-def test_a_failed_send_waits_with_backoff_and_loses_nothing(env):
+def test_a_failed_send_waits_with_backoff_and_loses_nothing(fresh_database, config, clock):
+    url = fresh_database()  # an outbox of its own: only this game's mail is due
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
     public_id = _play(env, 0)
-    clock: FrozenClock = env.clock
-    # other tests' mail may be pending in the shared database: look at this game's rows only
+    assert isinstance(clock, FrozenClock)
     for _ in range(len(BACKOFF) + 2):
-        deliver_due(env.db, clock, Broken(), env.config.mail_from, limit=10_000)
+        deliver_due(env.db, clock, Broken(), env.config.mail_from)
         clock.advance(hours=13)
     rows = _pending(env, public_id)
     assert rows and all(r.status == "failed" for r in rows)
     assert all("SMTP server down" in r.last_error for r in rows)
     assert all(r.attempts == len(BACKOFF) + 1 for r in rows)
+    db.dispose()
 
 
 def test_seat_tokens_never_reach_the_request_log():
