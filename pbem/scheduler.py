@@ -8,6 +8,7 @@ so a restart, an overlap or a second scheduler sends nothing twice.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -22,11 +23,11 @@ from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
 
-#: Seconds between runs of each job.
-DELIVER_EVERY = 15
-CLOCK_EVERY = 60
-DIGEST_EVERY = 600
-IMAP_EVERY = 60
+#: Seconds between runs of each job (PBEM_DELIVER_EVERY etc. override them).
+DELIVER_EVERY = int(os.environ.get("PBEM_DELIVER_EVERY", "15"))
+CLOCK_EVERY = int(os.environ.get("PBEM_CLOCK_EVERY", "60"))
+DIGEST_EVERY = int(os.environ.get("PBEM_DIGEST_EVERY", "600"))
+IMAP_EVERY = int(os.environ.get("PBEM_IMAP_EVERY", "60"))
 
 
 def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:

@@ -261,3 +261,17 @@ def test_security_headers(client):
     response = client.get("/")
     assert "script-src 'self'" in response.headers["Content-Security-Policy"]
     assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_oversized_bodies_and_malformed_json_are_refused(client, env, game):
+    link, _ = mover_link(env, game)
+    token = link.split("/")[-1]
+    before = counts(env, game)
+    big = client.post(f"{link}/move", data={"move": "x" * (300 * 1024), "n": 1})
+    assert big.status_code == 413 and "too large" in big.text
+    auth = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    for body in ("{not json", "[1, 2]", '{"n": "one", "move": "camels"}', '{"n": true}'):
+        answer = client.post("/api/seat/moves", data=body, headers=auth)
+        assert answer.status_code == 400, body
+        assert answer.get_json()["error"]
+    assert counts(env, game) == before

@@ -1,0 +1,80 @@
+"""Two `pbem scheduler` processes at once: one sends, one stands by; nothing is sent twice,
+and when the active one is killed the standby takes over and sends the rest."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from pbem.services import games
+from tests.helpers import mails
+from tests.mail.conftest import SmtpServer
+
+
+def _scheduler(env, database_url, smtp_port) -> subprocess.Popen:
+    environ = {
+        **os.environ,
+        "PBEM_DATABASE_URL": database_url,
+        "PBEM_ENV": "testing",
+        "PBEM_SECRET_KEY": "test-secret-key",
+        "PBEM_MAIL_BACKEND": "smtp",
+        "PBEM_SMTP_HOST": "127.0.0.1",
+        "PBEM_SMTP_PORT": str(smtp_port),
+        "PBEM_INSTANCE_PATH": str(env.config.instance_path),
+        "PBEM_DELIVER_EVERY": "1",
+        "PBEM_CLOCK_EVERY": "3600",
+        "PBEM_DIGEST_EVERY": "3600",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "pbem", "scheduler"],
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_sent(env, public_ids, timeout=40.0) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if all(m.status == "sent" for p in public_ids for m in mails(env, p)):
+            return
+        time.sleep(0.3)
+    raise AssertionError("mail was not delivered in time")
+
+
+def test_two_schedulers_send_each_mail_once_and_the_standby_takes_over(env, database_url):
+    server = SmtpServer()
+    server.start()
+    first = _scheduler(env, database_url, server.port)
+    time.sleep(1.5)
+    second = _scheduler(env, database_url, server.port)
+    try:
+        batch1 = [
+            games.create_game(
+                env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+            ).public_id
+            for _ in range(5)
+        ]
+        _wait_sent(env, batch1)
+        first.send_signal(signal.SIGKILL)  # the active scheduler dies
+        first.wait(10)
+        batch2 = [
+            games.create_game(
+                env, (games.PlayerIn("C", "c@example.test"), games.PlayerIn("D", "d@example.test"))
+            ).public_id
+            for _ in range(5)
+        ]
+        _wait_sent(env, batch2)  # the standby took over
+        ids = [m["Message-ID"] for m in server.received]
+        ours = {m.message_id for p in batch1 + batch2 for m in mails(env, p)}
+        assert sorted(i for i in ids if i in ours) == sorted(ours)  # each exactly once
+    finally:
+        for proc in (first, second):
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
+        server.stop()
