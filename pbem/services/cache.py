@@ -31,6 +31,8 @@ class ReplayCache:
             return match
 
     def put(self, key: tuple[int, str], match: Match) -> None:
+        if self._size <= 0:
+            return
         with self._lock:
             self._items[key] = match
             self._items.move_to_end(key)

@@ -48,6 +48,7 @@ class MoveDone:
     hash: str
     words: str
     game_over: bool
+    to_move: int | None = None  # who moves next (None once the game is over)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +271,7 @@ def _append(
                 game,
                 notify.Moved(seat.seat, n, entry.move, entry.hash, words, message, after, ended),
             )
-            return MoveDone(n, entry.move, entry.hash, words, after.is_over)
+            return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except IntegrityError:
         raise Conflict(MOVED_ON) from None
     except OperationalError as exc:  # SQLite: the other writer held the lock for too long

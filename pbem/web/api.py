@@ -125,5 +125,6 @@ def move() -> Any:
             "hash": done.hash,
             "words": done.words,
             "game_over": done.game_over,
+            "to_move": done.to_move,
         }
     ), 201
