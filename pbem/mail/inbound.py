@@ -98,15 +98,14 @@ def parse_inbound(
     ]
     recipients = tuple(dict.fromkeys(clean(a) for a in [*envelope_rcpts, *header_rcpts]))
     subject = clean(str(msg.get("Subject") or ""))[:300]
+
+    def unreadable(problem: str) -> Inbound:
+        return Inbound(message_id, sender, recipients, subject, None, problem)
+
     if len(raw) > max_bytes:
-        return Inbound(
-            message_id,
-            sender,
-            recipients,
-            subject,
-            None,
-            f"the mail is larger than {max_bytes // 1024} KB: send just the move, "
-            "as plain text, without attachments",
+        return unreadable(
+            f"the mail is larger than {max_bytes // 1024} KB: send just the "
+            "move, as plain text, without attachments"
         )
     try:
         body = msg.get_body(preferencelist=("plain", "html"))
@@ -118,14 +117,7 @@ def parse_inbound(
     if isinstance(text, str):
         text = clean(text)
     if not isinstance(text, str) or not text.strip():
-        return Inbound(
-            message_id,
-            sender,
-            recipients,
-            subject,
-            None,
-            "the mail has no text in it: write the move as plain text",
-        )
+        return unreadable("the mail has no text in it: write the move as plain text")
     return Inbound(message_id, sender, recipients, subject, text, None)
 
 
