@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import random
-import secrets
 import statistics
 import subprocess
 import sys
@@ -25,8 +24,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from tests.databases import create_pg_database, drop_pg_database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,21 +40,12 @@ def free_port() -> int:
 def fresh_database(server_url: str | None, folder: Path) -> str:
     if server_url is None:
         return f"sqlite:///{folder / 'load.sqlite3'}"
-    name = f"pbem_load_{secrets.token_hex(4)}"
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    return create_pg_database(server_url, prefix="pbem_load")
 
 
 def drop_database(server_url: str | None, url: str) -> None:
-    if server_url is None:
-        return
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-    admin.dispose()
+    if server_url is not None:
+        drop_pg_database(server_url, url)
 
 
 class Server:

@@ -57,12 +57,6 @@ def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     return ", ".join(out)
 
 
-def seat_label(seat: int | None, names: list[str] | tuple[str, ...]) -> str:
-    if seat is None:
-        return "nobody"
-    return names[seat]
-
-
 def register_filters(env: Environment) -> None:
     filters: dict[str, Any] = {
         "utc": utc,
@@ -70,4 +64,4 @@ def register_filters(env: Environment) -> None:
         "cards_text": cards_text,
     }
     env.filters.update(filters)
-    env.globals.update(ago=ago, until=until, seat_label=seat_label)
+    env.globals.update(ago=ago, until=until)

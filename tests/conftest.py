@@ -9,38 +9,19 @@ games, so tests never see each other's rows. Tests that need an empty database
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from pbem.clock import FrozenClock
 from pbem.config import Config
 from pbem.services.env import Env
 from pbem.store import migrate
 from pbem.store.db import Database
+from tests.databases import create_pg_database, drop_pg_database
 
 SERVER_URL = os.environ.get("PBEM_TEST_DATABASE_URL", "")
-
-
-def _create_pg_database(server_url: str) -> str:
-    name = f"pbem_test_{secrets.token_hex(6)}"
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
-
-
-def _drop_pg_database(server_url: str, url: str) -> None:
-    name = make_url(url).database
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -50,7 +31,7 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
 
     def make() -> str:
         if SERVER_URL:
-            url = _create_pg_database(SERVER_URL)
+            url = create_pg_database(SERVER_URL)
         else:
             url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'pbem.sqlite3'}"
         made.append(url)
@@ -59,7 +40,7 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
     yield make
     if SERVER_URL:
         for url in made:
-            _drop_pg_database(SERVER_URL, url)
+            drop_pg_database(SERVER_URL, url)
 
 
 @pytest.fixture(scope="session")

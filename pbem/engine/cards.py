@@ -97,14 +97,6 @@ def bonus_size(cards_sold: int) -> int | None:
     return min(cards_sold, 5)
 
 
-def counts_of(cards: list[Card] | tuple[Card, ...]) -> tuple[int, ...]:
-    """The 7-tuple of counts (indexed by ``Card``) of a list of cards."""
-    counts = [0] * 7
-    for card in cards:
-        counts[card] += 1
-    return tuple(counts)
-
-
 def cards_of(counts: tuple[int, ...] | list[int]) -> tuple[Card, ...]:
     """The cards of a count tuple, in canonical order."""
     out: list[Card] = []

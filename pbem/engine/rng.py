@@ -88,13 +88,3 @@ def mix_seed(server_seed: bytes, contribution0: bytes, contribution1: bytes) -> 
             raise ValueError(f"a seat's contribution needs {MIN_CONTRIBUTION_BYTES} bytes or more")
     message = f"{RULES}/mix:{contribution0.hex()}:{contribution1.hex()}".encode("ascii")
     return hmac.new(server_seed, message, hashlib.sha256).digest()
-
-
-def parse_seed(text: str) -> bytes:
-    """A seed from its 64-hex-digit form; ``ValueError`` with a plain reason otherwise."""
-    if len(text) != 2 * SEED_BYTES or text.lower() != text:
-        raise ValueError("a seed is 64 lowercase hex digits")
-    try:
-        return bytes.fromhex(text)
-    except ValueError:
-        raise ValueError("a seed is 64 lowercase hex digits") from None

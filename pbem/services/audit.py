@@ -161,7 +161,7 @@ def public_audit(env: Env, public_id: str, n: int) -> Audit:
 def seat_audit(env: Env, token: str, n: int, client: Client) -> Audit:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, "audit", client, detail=f"move {n}")
-        replay = from_game(env, game, rows)
+        replay = from_game(game, rows)
         return _build(session, game, replay, n, seat.seat)
 
 
@@ -243,7 +243,7 @@ def public_evidence(env: Env, public_id: str, n: int) -> dict[str, Any]:
 def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any]:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, "evidence", client, detail=f"move {n}")
-        replay = from_game(env, game, rows)
+        replay = from_game(game, rows)
         audit = _build(session, game, replay, n, seat.seat)
         moves = (
             replay.moves

@@ -17,7 +17,6 @@ from sqlalchemy import func, select
 from .. import engine as jaipur
 from ..clock import as_utc
 from ..engine import rng
-from ..engine.explain import narrate
 from ..engine.record import ENGINE, RULES
 from ..store.models import Game, MoveRow, Seat
 from . import notify
@@ -30,12 +29,12 @@ from .log import (
     authenticate,
     game_row,
     log_rows,
-    logged_moves,
     record_access,
     seat_names,
     state_of,
     use_seat,
 )
+from .replay import from_game
 
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
@@ -150,27 +149,23 @@ def game_info(game: Game, over: bool) -> GameInfo:
 
 
 def _entries(game: Game, rows: list[MoveRow]) -> tuple[Entry, ...]:
+    """The log as pages show it, narrated by the replay (one narration for every page)."""
     if not rows:
         return ()
-    names = seat_names(game)
-    out = []
-    states = jaipur.replay_states(bytes.fromhex(game.seed), logged_moves(rows), game.first_player)
-    for row, before in zip(rows, states, strict=False):
-        move = jaipur.parse_move(row.move)
-        out.append(
-            Entry(
-                row.n,
-                row.seat,
-                names[row.seat],
-                row.move,
-                narrate(before, move, row.seat, names[row.seat]),
-                as_utc(row.at),
-                row.source,
-                row.hash,
-                row.message,
-            )
+    return tuple(
+        Entry(
+            step.n,
+            step.seat,
+            step.name,
+            step.move,
+            step.words,
+            as_utc(row.at),
+            row.source,
+            row.hash,
+            row.message,
         )
-    return tuple(out)
+        for step, row in zip(from_game(game, rows).all_steps, rows, strict=True)
+    )
 
 
 def turn_started(game: Game, rows: list[MoveRow]) -> datetime:

@@ -207,7 +207,7 @@ def from_record(record: jaipur.Record) -> Replay:
         raise NotFound(f"The record does not replay: {exc}") from None
 
 
-def from_game(env: Any, game: Any, rows: list[Any]) -> Replay:
+def from_game(game: Any, rows: list[Any]) -> Replay:
     """A replay of a stored game (the seed stays on the server; frames show only views)."""
     from .errors import NotStarted
     from .log import logged_moves, seat_names

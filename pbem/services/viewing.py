@@ -22,7 +22,7 @@ class Opened:
 def open_public(env: Env, public_id: str) -> Opened:
     with env.db.read() as session:
         game = game_row(session, public_id)
-        replay = from_game(env, game, log_rows(session, game))
+        replay = from_game(game, log_rows(session, game))
         if not replay.finished:
             raise Forbidden(
                 "The replay of a running game is open only to its players: "
@@ -34,5 +34,5 @@ def open_public(env: Env, public_id: str) -> Opened:
 def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, action, client)
-        replay = from_game(env, game, rows)
+        replay = from_game(game, rows)
         return Opened(replay, game_info(game, replay.finished), seat.seat)

@@ -1,0 +1,26 @@
+"""Databases of one's own on a PostgreSQL server, for the tests and the load benchmark."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+
+def create_pg_database(server_url: str, prefix: str = "pbem_test") -> str:
+    """A new, empty database on the server of ``server_url``; returns its URL."""
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_pg_database(server_url: str, url: str) -> None:
+    name = make_url(url).database
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
