@@ -1,16 +1,27 @@
-"""Load benchmark: moves per second and latencies of the real server under gunicorn.
+"""Load benchmark: move submissions per second and latencies of the real server under gunicorn.
 
-Run: ``.venv/bin/python -m benchmarks.load [--postgres URL] [--seconds 15]``. For each
-database (SQLite, and PostgreSQL when a server URL is given) and with the replay cache
-on and off, it starts gunicorn (deploy/gunicorn.conf.py), plays games through the JSON
-API from concurrent clients, and prints moves/s and p50/p99 of a move POST and of the
-seat page; then the seat page as games grow long, and a bare Flask endpoint doing one
-INSERT and commit on the same database, as the yardstick. Prints figures; asserts nothing.
+Run: ``.venv/bin/python -m benchmarks.load [--postgres URL] [--seconds 15]``. Prints
+figures; asserts nothing. For each database (SQLite, and PostgreSQL when a server URL
+is given) and with the replay cache on and off, it starts gunicorn with
+deploy/gunicorn.conf.py and runs two kinds of client at once, each on a kept-alive
+connection as nginx's upstream pool keeps them (deploy/nginx-pbem.conf):
+
+- *bots* play their games as fast as the server answers. Each bot keeps a replica of
+  its games (the harness made them, so it knows their seeds) and chooses its moves
+  from it, so every request a bot makes is one move POST: moves/s counts
+  submissions, not the GETs a bot would need to learn the position.
+- *readers* open seat pages at a steady rate meanwhile, as players following their
+  games do, so the seat page's p50/p99 is measured under the move load; the same is
+  reported per length of the game's log, since a page shows the whole log.
+
+Beside it, the yardstick: a bare Flask endpoint doing one INSERT and commit under the
+same gunicorn and the same clients.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
@@ -20,13 +31,14 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from pbem.engine import Match, parse_move
 from tests.databases import create_pg_database, drop_pg_database
 
 ROOT = Path(__file__).resolve().parents[1]
+LENGTHS = ((0, 50), (50, 100), (100, 150), (150, 10_000))  # buckets of log length
 
 
 def free_port() -> int:
@@ -49,11 +61,18 @@ def drop_database(server_url: str | None, url: str) -> None:
 
 
 class Server:
+    """gunicorn with the deploy config, on a free port, on the given database."""
+
     def __init__(
-        self, url: str, folder: Path, workers: int, cache: bool, app: str | None = None
+        self,
+        url: str,
+        folder: Path,
+        workers: int,
+        threads: int,
+        cache: bool,
+        app: str | None = None,
     ) -> None:
         self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         environ = {
             **os.environ,
             "PBEM_DATABASE_URL": url,
@@ -62,6 +81,7 @@ class Server:
             "PBEM_INSTANCE_PATH": str(folder),
             "PBEM_BIND": f"127.0.0.1:{self.port}",
             "PBEM_WORKERS": str(workers),
+            "PBEM_THREADS": str(threads),
             "PBEM_ACCESS_LOG": os.devnull,
             "PBEM_REPLAY_CACHE": "512" if cache else "0",
             "PYTHONPATH": str(ROOT),
@@ -78,13 +98,11 @@ class Server:
         self.proc = subprocess.Popen(
             command, env=environ, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        for _ in range(200):
+        for _ in range(400):
             try:
-                urllib.request.urlopen(self.base + ("/" if not app else "/nothing"), timeout=1)
+                Client(self.port).request("GET", "/nothing")
                 return
-            except urllib.error.HTTPError:
-                return  # it answers
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:
                 time.sleep(0.05)
         raise SystemExit("gunicorn did not start")
 
@@ -93,36 +111,56 @@ class Server:
         self.proc.wait(20)
 
 
-def request(base: str, path: str, token: str = "", body: object = None) -> tuple[int, object]:
-    req = urllib.request.Request(
-        base + path,
-        method="POST" if body is not None else "GET",
-        data=json.dumps(body).encode() if body is not None else None,
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            data = r.read()
-            return r.status, json.loads(
-                data
-            ) if r.headers.get_content_type() == "application/json" else None
-    except urllib.error.HTTPError as exc:
-        return exc.code, None
+class Client:
+    """One kept-alive HTTP connection (reopened if the server closes it)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.conn: http.client.HTTPConnection | None = None
+
+    def request(
+        self, method: str, path: str, token: str = "", body: object = None
+    ) -> tuple[int, bytes]:
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                response = self.conn.getresponse()
+                return response.status, response.read()
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()
+                self.conn = None  # a closed keep-alive connection: open a new one once
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
 
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
+@dataclass
+class Game:
+    """A game as a bot plays it: the tokens, and a replica to choose moves from."""
+
+    public_id: str
+    tokens: tuple[str, str]
+    match: Match
+    n: int = 1  # the next move's number
+
+    @property
+    def over(self) -> bool:
+        return self.match.is_over
 
 
-def make_games(url: str, count: int) -> list[tuple[str, tuple[str, str], int]]:
+def make_games(url: str, count: int) -> list[Game]:
     os.environ.setdefault("PBEM_SECRET_KEY", "load")
+    from sqlalchemy import select
+
     from pbem.config import Config
     from pbem.services import games
     from pbem.services.env import Env
     from pbem.store import migrate
+    from pbem.store.models import Game as GameRow
 
     env = Env.from_config(
         Config(
@@ -142,107 +180,143 @@ def make_games(url: str, count: int) -> list[tuple[str, tuple[str, str], int]]:
                 games.PlayerIn(f"B{i}", f"b{i}@load.test"),
             ),
         )
-        first = games.public_page(env, created.public_id).view.table.to_move
-        out.append((created.public_id, created.tokens, first))
+        with env.db.read() as session:
+            seed, first = session.execute(
+                select(GameRow.seed, GameRow.first_player).where(
+                    GameRow.public_id == created.public_id
+                )
+            ).one()
+        out.append(Game(created.public_id, created.tokens, Match.new(bytes.fromhex(seed), first)))
     env.db.dispose()
     return out
 
 
-def play_load(base: str, games_: list, seconds: float, clients: int) -> dict[str, float]:
-    """Clients play their games move after move (GET legal moves, POST the move)."""
-    posts: list[float] = []
-    lock = threading.Lock()
-    end = time.time() + seconds
-    state = {g[0]: {"n": 1, "to_move": g[2]} for g in games_}
+@dataclass
+class Figures:
+    posts: list[float] = field(default_factory=list)
+    pages: list[tuple[int, float]] = field(default_factory=list)  # (log length, seconds)
+    refused: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def client(mine: list) -> None:
-        rnd = random.Random(len(mine))
-        while time.time() < end and mine:
-            game = rnd.choice(mine)
-            public_id, tokens, _ = game
-            s = state[public_id]
-            token = tokens[s["to_move"]]
-            _, legal = request(base, "/api/seat/legal-moves", token)
-            moves = (legal or {}).get("moves") or []
-            if not moves:
-                mine.remove(game)
-                continue
-            t0 = time.perf_counter()
-            status, done = request(
-                base, "/api/seat/moves", token, {"n": s["n"], "move": rnd.choice(moves)}
-            )
-            elapsed = time.perf_counter() - t0
-            if status == 201 and isinstance(done, dict):
-                with lock:
-                    posts.append(elapsed)
-                s["n"] += 1
-                if done.get("to_move") is None:
-                    mine.remove(game)
-                else:
-                    s["to_move"] = done["to_move"]
 
-    groups = [games_[i::clients] for i in range(clients)]
-    threads = [threading.Thread(target=client, args=(list(g),)) for g in groups]
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
+
+
+def bot(port: int, mine: list[Game], end: float, figures: Figures, seed: int) -> None:
+    """Play these games, one move at a time each, until time is up or they are over."""
+    rnd = random.Random(seed)
+    client = Client(port)
+    live = [g for g in mine if not g.over]
+    while live and time.time() < end:
+        game = rnd.choice(live)
+        seat = game.match.to_move
+        assert seat is not None
+        move = rnd.choice(game.match.legal_moves())
+        t0 = time.perf_counter()
+        status, _ = client.request(
+            "POST", "/api/seat/moves", game.tokens[seat], {"n": game.n, "move": str(move)}
+        )
+        elapsed = time.perf_counter() - t0
+        if status != 201:
+            with figures.lock:
+                figures.refused += 1
+            continue
+        game.match = game.match.apply(parse_move(str(move)), seat)
+        game.n += 1
+        with figures.lock:
+            figures.posts.append(elapsed)
+        if game.over:
+            live.remove(game)
+
+
+def reader(
+    port: int, games_: list[Game], end: float, rate: float, figures: Figures, seed: int
+) -> None:
+    """Open seat pages at ``rate`` per second (paced, not as fast as possible)."""
+    rnd = random.Random(seed)
+    client = Client(port)
+    due = time.time()
+    while due < end:
+        time.sleep(max(0.0, due - time.time()))
+        game = rnd.choice(games_)
+        length = game.n - 1
+        t0 = time.perf_counter()
+        status, _ = client.request("GET", f"/s/{rnd.choice(game.tokens)}")
+        elapsed = time.perf_counter() - t0
+        if status == 200:
+            with figures.lock:
+                figures.pages.append((length, elapsed))
+        due += 1 / rate
+
+
+def run_load(port: int, games_: list[Game], args: argparse.Namespace) -> tuple[Figures, float]:
+    figures = Figures()
+    end = time.time() + args.seconds
+    threads = [
+        threading.Thread(target=bot, args=(port, games_[i :: args.bots], end, figures, i))
+        for i in range(args.bots)
+    ] + [
+        threading.Thread(
+            target=reader, args=(port, games_, end, args.pages / args.readers, figures, 100 + i)
+        )
+        for i in range(args.readers)
+    ]
     t0 = time.time()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    wall = time.time() - t0
-    return {
-        "moves_per_s": len(posts) / wall,
-        "post_p50": pct(posts, 50),
-        "post_p99": pct(posts, 99),
-        "moves": len(posts),
-    }, state
+    return figures, time.time() - t0
 
 
-def seat_pages(base: str, tokens: list[str], count: int, clients: int) -> dict[str, float]:
-    times: list[float] = []
-    lock = threading.Lock()
-
-    def worker(k: int) -> None:
-        rnd = random.Random(k)
-        for _ in range(count // clients):
-            t0 = time.perf_counter()
-            urllib.request.urlopen(f"{base}/s/{rnd.choice(tokens)}", timeout=30).read()
-            with lock:
-                times.append(time.perf_counter() - t0)
-
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
-    t0 = time.time()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return {
-        "pages_per_s": len(times) / (time.time() - t0),
-        "page_p50": pct(times, 50),
-        "page_p99": pct(times, 99),
-    }
-
-
-def bare(url: str, folder: Path, workers: int, seconds: float, clients: int) -> float:
-    server = Server(url, folder, workers, True, app="benchmarks.bare_app:app")
+def bare(url: str, folder: Path, args: argparse.Namespace) -> float:
+    server = Server(url, folder, args.workers, args.threads, True, app="benchmarks.bare_app:app")
     count = 0
     lock = threading.Lock()
-    end = time.time() + seconds
+    end = time.time() + 5
 
     def worker() -> None:
         nonlocal count
+        client = Client(server.port)
         while time.time() < end:
-            req = urllib.request.Request(server.base + "/insert", method="POST", data=b"")
-            urllib.request.urlopen(req, timeout=30).read()
+            client.request("POST", "/insert", body={})
             with lock:
                 count += 1
 
-    threads = [threading.Thread(target=worker) for _ in range(clients)]
+    threads = [threading.Thread(target=worker) for _ in range(args.bots)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     server.stop()
-    return count / seconds
+    return count / 5
+
+
+def report(label: str, cache: bool, figures: Figures, wall: float, games_: list[Game]) -> float:
+    moves = len(figures.posts) / wall
+    pages = [s for _, s in figures.pages]
+    print(
+        f"{label:<10} cache {'on ' if cache else 'off'}  {moves:6.1f} moves/s  "
+        f"POST p50 {pct(figures.posts, 50):5.1f} p99 {pct(figures.posts, 99):6.1f} ms | "
+        f"seat page under load p50 {pct(pages, 50):5.1f} p99 {pct(pages, 99):6.1f} ms "
+        f"({len(pages) / wall:.0f}/s) | {figures.refused} refused, games now "
+        f"{statistics.mean(g.n - 1 for g in games_):.0f} moves long on average",
+        flush=True,
+    )
+    buckets = []
+    for low, high in LENGTHS:
+        times = [s for n, s in figures.pages if low <= n < high]
+        if times:
+            buckets.append(
+                f"{low}-{high if high < 10_000 else ''} moves: p50 {pct(times, 50):.1f} "
+                f"p99 {pct(times, 99):.1f} ms ({len(times)})"
+            )
+    print(f"{'':<10} seat page by log length: " + "; ".join(buckets), flush=True)
+    return moves
 
 
 def run(label: str, server_url: str | None, args: argparse.Namespace) -> None:
@@ -252,27 +326,18 @@ def run(label: str, server_url: str | None, args: argparse.Namespace) -> None:
             url = fresh_database(server_url, folder)
             try:
                 games_ = make_games(url, args.games)
-                server = Server(url, folder, args.workers, cache)
+                server = Server(url, folder, args.workers, args.threads, cache)
                 try:
-                    load, state = play_load(server.base, games_, args.seconds, args.clients)
-                    tokens = [t for _, pair, _ in games_ for t in pair]
-                    pages = seat_pages(server.base, tokens, 400, args.clients)
+                    figures, wall = run_load(server.port, games_, args)
                 finally:
                     server.stop()
-                print(
-                    f"{label:<10} cache {'on ' if cache else 'off'}  "
-                    f"{load['moves_per_s']:6.1f} moves/s  POST p50 {load['post_p50']:5.1f} ms "
-                    f"p99 {load['post_p99']:6.1f} ms | seat page p50 {pages['page_p50']:5.1f} ms"
-                    f" p99 {pages['page_p99']:6.1f} ms  ({load['moves']} moves, games now "
-                    f"{statistics.mean(s['n'] - 1 for s in state.values()):.0f} moves long)",
-                    flush=True,
-                )
+                moves = report(label, cache, figures, wall, games_)
                 if cache:
-                    yardstick = bare(url, folder, args.workers, 5, args.clients)
+                    yardstick = bare(url, folder, args)
                     print(
-                        f"{label:<10} bare INSERT+commit endpoint: {yardstick:6.1f} req/s "
-                        f"(a move is {yardstick / max(load['moves_per_s'], 0.1):.1f}× its cost, "
-                        "counting the legal-moves GET each move takes)",
+                        f"{label:<10} bare INSERT+commit endpoint: {yardstick:6.1f} req/s; "
+                        f"a move costs {yardstick / max(moves, 0.1):.1f}× that, while "
+                        f"{args.pages:g} seat pages/s are served beside it",
                         flush=True,
                     )
             finally:
@@ -283,15 +348,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--postgres", default=os.environ.get("PBEM_TEST_DATABASE_URL"))
     parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--bots", type=int, default=12, help="clients submitting moves")
+    parser.add_argument("--readers", type=int, default=4, help="clients opening seat pages")
+    parser.add_argument("--pages", type=float, default=30, help="seat pages per second in all")
+    parser.add_argument("--sqlite", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
     print(
-        f"gunicorn {args.workers} workers × 4 threads, {args.clients} clients, "
-        f"{args.games} games, {args.seconds:g} s per run"
+        f"gunicorn {args.workers} workers × {args.threads} threads; {args.bots} bots on "
+        f"{args.games} games, {args.readers} readers at {args.pages:g} seat pages/s; "
+        f"{args.seconds:g} s per run; {os.cpu_count()} cores shared by all"
     )
-    run("SQLite", None, args)
+    if args.sqlite:
+        run("SQLite", None, args)
     if args.postgres:
         run("PostgreSQL", args.postgres, args)
 

@@ -16,8 +16,11 @@ threads = int(os.environ.get("PBEM_THREADS", "4"))
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
-max_requests = 2000  # recycle workers now and then
-max_requests_jitter = 200
+# Recycle workers now and then, but rarely: a fresh worker starts with cold template
+# and replay caches, and at a few hundred requests/s a limit of 2000 restarted each
+# worker every ten seconds (benchmarks/load.py showed it in the p99).
+max_requests = 50000
+max_requests_jitter = 5000
 # Seat tokens are in request paths: this logger writes them as /s/[token].
 logger_class = "pbem.web.redact.GunicornLogger"
 accesslog = os.environ.get("PBEM_ACCESS_LOG", "-")

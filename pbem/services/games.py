@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,13 +29,11 @@ from .log import (
     Client,
     authenticate,
     game_row,
-    log_rows,
+    note_use,
     record_access,
-    seat_names,
     state_of,
-    use_seat,
 )
-from .replay import from_game
+from .played import Entry, played, seat_names
 
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
@@ -45,21 +44,6 @@ EMAIL = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 class PlayerIn:
     name: str
     email: str
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A logged move as pages show it."""
-
-    n: int
-    seat: int
-    name: str
-    move: str
-    words: str
-    at: datetime
-    source: str
-    hash: str
-    message: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,27 +132,7 @@ def game_info(game: Game, over: bool) -> GameInfo:
     )
 
 
-def _entries(game: Game, rows: list[MoveRow]) -> tuple[Entry, ...]:
-    """The log as pages show it, narrated by the replay (one narration for every page)."""
-    if not rows:
-        return ()
-    return tuple(
-        Entry(
-            step.n,
-            step.seat,
-            step.name,
-            step.move,
-            step.words,
-            as_utc(row.at),
-            row.source,
-            row.hash,
-            row.message,
-        )
-        for step, row in zip(from_game(game, rows).all_steps, rows, strict=True)
-    )
-
-
-def turn_started(game: Game, rows: list[MoveRow]) -> datetime:
+def turn_started(game: Game, rows: Sequence[MoveRow] | Sequence[Entry]) -> datetime:
     """When the current turn began: the last entry that was not a timeout, or the creation."""
     for row in reversed(rows):
         if row.move != "timeout":
@@ -338,7 +302,7 @@ def vacation_left(game: Game, seat: Seat) -> float:
 
 
 def current_clock(
-    game: Game, rows: list[MoveRow], match: jaipur.Match, now: datetime
+    game: Game, rows: Sequence[MoveRow] | Sequence[Entry], match: jaipur.Match, now: datetime
 ) -> TurnClock | None:
     """The turn clock of the seat to move (None once the game is over)."""
     if match.to_move is None:
@@ -353,8 +317,9 @@ def seat_page(
 ) -> SeatPage | WaitingPage:
     """What the seat link shows: that seat's view only (invariant 7), and the log."""
     with env.db.write() as session:
-        game, seat, rows = use_seat(env, session, token, action, client)
+        game, seat = authenticate(env, session, token)
         if not game.dealt:
+            note_use(session, env, game, seat, action, client, seen_n=0)
             return WaitingPage(
                 game_info(game, False),
                 seat.seat,
@@ -362,7 +327,9 @@ def seat_page(
                 seat.contribution is not None,
                 game.seats[1 - seat.seat].contribution is not None,
             )
-        match = state_of(env, game, rows)
+        log = played(env, session, game)
+        note_use(session, env, game, seat, action, client, seen_n=log.n)
+        match = log.match
         now = env.clock.now()
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
         return SeatPage(
@@ -370,11 +337,11 @@ def seat_page(
             seat=seat.seat,
             token=token,
             view=jaipur.seat_view(match, seat.seat),
-            entries=_entries(game, rows),
-            next_n=len(rows) + 1,
-            since=turn_started(game, rows),
+            entries=log.entries,
+            next_n=log.n + 1,
+            since=turn_started(game, log.entries),
             legal_count=len(match.legal_moves()) if match.to_move == seat.seat else 0,
-            clock=current_clock(game, rows, match, now),
+            clock=current_clock(game, log.entries, match, now),
             away_until=as_utc(away[-1].ends_at) if away else None,
             vacation_left=vacation_left(game, seat),
             mail_mode=seat.mail_mode,
@@ -385,15 +352,14 @@ def seat_page(
 def public_page(env: Env, public_id: str) -> PublicPage:
     with env.db.read() as session:
         game = game_row(session, public_id)
-        rows = log_rows(session, game)
         if not game.dealt:
             return PublicPage(game_info(game, False), None, (), as_utc(game.created_at))
-        match = state_of(env, game, rows)
+        log = played(env, session, game)
         return PublicPage(
-            game_info(game, match.is_over),
-            jaipur.public_view(match),
-            _entries(game, rows),
-            turn_started(game, rows),
+            game_info(game, log.match.is_over),
+            jaipur.public_view(log.match),
+            log.entries,
+            turn_started(game, log.entries),
         )
 
 
@@ -430,19 +396,9 @@ def legal_moves(env: Env, token: str, client: Client | None = None) -> list[str]
     """The seat's legal moves, canonical (none when it is not its turn)."""
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
-        rows = log_rows(session, game)
-        match = state_of(env, game, rows)
+        log = played(env, session, game)
         if client is not None:
-            record_access(
-                session,
-                env,
-                game,
-                seat.seat,
-                "api-legal",
-                client,
-                seen_n=len(rows),
-                key_version=seat.key_version,
-            )
-        if match.to_move != seat.seat:
+            note_use(session, env, game, seat, "api-legal", client, seen_n=log.n)
+        if log.match.to_move != seat.seat:
             return []
-        return [str(m) for m in match.legal_moves()]
+        return [str(m) for m in log.match.legal_moves()]

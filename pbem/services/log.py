@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session, joinedload
 
 from .. import engine as jaipur
 from ..clock import iso
@@ -18,6 +18,10 @@ from ..engine.record import LoggedMove
 from ..store.models import AccessLog, Game, MoveRow, Seat
 from .env import Env
 from .errors import Forbidden, NotFound, NotStarted
+from .played import cached_match
+
+# Prebuilt, so each request only binds parameters to a statement compiled once.
+INSERT_ACCESS = insert(AccessLog.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +53,13 @@ def logged_moves(rows: list[MoveRow]) -> list[LoggedMove]:
 
 
 def state_of(env: Env, game: Game, rows: list[MoveRow]) -> Match:
-    """``replay(seed, log)``, from the per-process cache when it has it (invariant 1)."""
+    """``replay(seed, log)`` of these rows, from the per-process cache when it holds this log."""
     if not game.dealt:
         raise NotStarted()
-    key = (game.id, rows[-1].hash if rows else game.commitment)
-    match = env.cache.get(key)
+    match = cached_match(env, game, rows)
     if match is None:
         match = jaipur.replay_moves(bytes.fromhex(game.seed), logged_moves(rows), game.first_player)
-        env.cache.put(key, match)
     return match
-
-
-def seat_names(game: Game) -> tuple[str, str]:
-    return (game.seats[0].name, game.seats[1].name)
 
 
 class Key(Protocol):
@@ -79,8 +77,16 @@ def open_claim(session: Session, claim: Key | None, *, lock: bool = False) -> tu
     """The game and seat a genuine claim opens, if its key version is still current."""
     if claim is None:
         raise Forbidden()
-    query = select(Game).where(Game.public_id == claim.public_id)
-    game = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    # Every request opens a seat: its two seats come in the game's own query, and
+    # only the game's row is locked (its lock orders the moves: invariant 3).
+    query = (
+        select(Game)
+        .where(Game.public_id == claim.public_id)
+        .options(joinedload(Game.seats, innerjoin=True))
+    )
+    if lock:
+        query = query.with_for_update(of=Game)
+    game = session.scalars(query).unique().one_or_none()
     if game is None:
         raise Forbidden()
     seat = game.seats[claim.seat]
@@ -108,8 +114,9 @@ def record_access(
     key_version: int | None = None,
     detail: str | None = None,
 ) -> None:
-    session.add(
-        AccessLog(
+    session.execute(  # a plain INSERT: one per request, no ORM bookkeeping needed
+        INSERT_ACCESS,
+        dict(
             game_id=game.id,
             seat=seat,
             at=env.clock.now(),
@@ -119,7 +126,7 @@ def record_access(
             ip=(client.ip or "")[:64] or None,
             user_agent=(client.user_agent or "")[:300] or None,
             detail=detail,
-        )
+        ),
     )
 
 
@@ -145,6 +152,31 @@ def record_refusal(
             )
 
 
+def note_use(
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: Seat,
+    action: str,
+    client: Client,
+    *,
+    seen_n: int,
+    detail: str | None = None,
+) -> None:
+    """Record in the access log that a seat's key was used, and what it saw (``seen_n``)."""
+    record_access(
+        session,
+        env,
+        game,
+        seat.seat,
+        action,
+        client,
+        seen_n=seen_n,
+        key_version=seat.key_version,
+        detail=detail,
+    )
+
+
 def use_seat(
     env: Env,
     session: Session,
@@ -154,18 +186,8 @@ def use_seat(
     *,
     detail: str | None = None,
 ) -> tuple[Game, Seat, list[MoveRow]]:
-    """Open a seat link and record that use in the access log; returns the log as well."""
+    """Open a seat link and record that use in the access log; returns the whole log as well."""
     game, seat = authenticate(env, session, token)
     rows = log_rows(session, game)
-    record_access(
-        session,
-        env,
-        game,
-        seat.seat,
-        action,
-        client,
-        seen_n=len(rows),
-        key_version=seat.key_version,
-        detail=detail,
-    )
+    note_use(session, env, game, seat, action, client, seen_n=len(rows), detail=detail)
     return game, seat, rows

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -30,14 +31,15 @@ from .log import (
     Key,
     authenticate,
     log_rows,
+    note_use,
     open_claim,
-    record_access,
     record_refusal,
-    seat_names,
     state_of,
 )
+from .played import LogRow, played, remember
 
 MESSAGE_LIMIT = 500
+INSERT_MOVE = insert(MoveRow.__table__)  # compiled once; a move binds its values
 Opener = Callable[[Session], tuple[Game, Seat]]
 
 
@@ -75,26 +77,16 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
     try:
         with env.db.write() as session:
             game, seat = authenticate(env, session, token)
-            rows = log_rows(session, game)
-            if expected_n != len(rows) + 1:
+            log = played(env, session, game)
+            if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
             move = _parse(text)
             _check_policy(game, move)
             try:
-                words = preview(state_of(env, game, rows), move, seat.seat)
+                words = preview(log.match, move, seat.seat)
             except MoveError as exc:
                 raise MoveRefused(exc) from None
-            record_access(
-                session,
-                env,
-                game,
-                seat.seat,
-                "preview",
-                client,
-                seen_n=len(rows),
-                key_version=seat.key_version,
-                detail=str(move),
-            )
+            note_use(session, env, game, seat, "preview", client, seen_n=log.n, detail=str(move))
             return Preview(str(move), words)
     except (MoveRefused, Conflict) as exc:
         record_refusal(
@@ -217,51 +209,38 @@ def _append(
     try:
         with env.db.write() as session:
             game, seat = opener(session)
-            rows = log_rows(session, game)
-            n = len(rows) + 1
+            log = played(env, session, game)
+            n = log.n + 1
             if expected_n != n:
                 raise Conflict(MOVED_ON)
-            before = state_of(env, game, rows)
+            before = log.match
             move = make_move()
             _check_policy(game, move)
             try:
                 after = before.apply(move, seat.seat)
             except MoveError as exc:
                 raise MoveRefused(exc) from None
-            names = seat_names(game)
-            words = narrate(before, move, seat.seat, names[seat.seat])
-            entry = jaipur.log_move(
-                rows[-1].hash if rows else game.commitment, n, seat.seat, move, iso(now), after
+            words = narrate(before, move, seat.seat, log.names[seat.seat])
+            entry = jaipur.log_move(log.last_hash, n, seat.seat, move, iso(now), after)
+            row = LogRow(
+                n, seat.seat, entry.move, now.replace(microsecond=0), entry.hash, source, message
             )
-            session.add(
-                MoveRow(
-                    game_id=game.id,
-                    n=n,
-                    seat=seat.seat,
-                    move=entry.move,
-                    at=now.replace(microsecond=0),
-                    hash=entry.hash,
-                    position=entry.position,
-                    source=source,
-                    message=message,
-                )
+            session.execute(
+                INSERT_MOVE, dict(game_id=game.id, position=entry.position, **row._asdict())
             )
             if after.is_over:
                 game.status, game.finished_at = "finished", now
                 assert after.winner is not None
                 ratings.rate(session, game, after.winner, now)
-            session.flush()
-            env.cache.put((game.id, entry.hash), after)
             action = {Resign: "resign", Claim: "claim", Timeout: "timeout"}.get(type(move), "move")
-            record_access(
+            note_use(
                 session,
                 env,
                 game,
-                seat.seat,
+                seat,
                 action,
                 client,
                 seen_n=n - 1,
-                key_version=seat.key_version,
                 detail=f"{entry.move} (via {source})",
             )
             ended = after.results[-1] if len(after.results) > len(before.results) else None
@@ -271,7 +250,9 @@ def _append(
                 game,
                 notify.Moved(seat.seat, n, entry.move, entry.hash, words, message, after, ended),
             )
-            return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
+            grown = log.then(after, words, row)
+        remember(env, game.id, grown)  # only once it is committed
+        return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except IntegrityError:
         raise Conflict(MOVED_ON) from None
     except OperationalError as exc:  # SQLite: the other writer held the lock for too long

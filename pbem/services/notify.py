@@ -85,7 +85,7 @@ def _queue(
     root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
     if message_id is None:
         headers.update({"In-Reply-To": root, "References": root})
-    row = outbox.queue(
+    return outbox.queue(
         session,
         now=env.clock.now(),
         mail_from=env.config.mail_from,
@@ -100,7 +100,6 @@ def _queue(
         dedupe_key=dedupe,
         message_id=message_id,
     )
-    return row is not None
 
 
 def invitation(
@@ -291,7 +290,7 @@ def digest(
     context = dict(me=name, entries=entries, day=day, now=env.clock.now())
     text, html = compose.render("digest", **context)
     count = len(entries)
-    row = outbox.queue(
+    return outbox.queue(
         session,
         now=env.clock.now(),
         mail_from=env.config.mail_from,
@@ -302,7 +301,6 @@ def digest(
         html=html,
         dedupe_key=f"digest:{email.casefold()}:{day}",
     )
-    return row is not None
 
 
 def refusal(

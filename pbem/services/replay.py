@@ -210,7 +210,8 @@ def from_record(record: jaipur.Record) -> Replay:
 def from_game(game: Any, rows: list[Any]) -> Replay:
     """A replay of a stored game (the seed stays on the server; frames show only views)."""
     from .errors import NotStarted
-    from .log import logged_moves, seat_names
+    from .log import logged_moves
+    from .played import seat_names
 
     if not game.dealt:
         raise NotStarted()

@@ -93,7 +93,8 @@ class Seat(Base):
     accepted_at: Mapped[datetime | None]
 
     game: Mapped[Game] = relationship(back_populates="seats")
-    vacations: Mapped[list[Vacation]] = relationship(order_by="Vacation.starts_at", lazy="selectin")
+    #: Loaded when asked for (most requests never look at them).
+    vacations: Mapped[list[Vacation]] = relationship(order_by="Vacation.starts_at")
 
 
 class Vacation(Base):

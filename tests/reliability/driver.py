@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http.client import HTTPException
 from typing import Any
 
 
@@ -26,15 +27,17 @@ def call(
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
         try:
-            return exc.code, json.loads(exc.read())
-        except ValueError:
-            return exc.code, None
-    except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
-        raise Failed(str(exc)) from None
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            try:
+                return exc.code, json.loads(exc.read())
+            except ValueError:
+                return exc.code, None
+    except (urllib.error.URLError, ConnectionError, TimeoutError, HTTPException) as exc:
+        # HTTPException: e.g. IncompleteRead, a worker killed between headers and body.
+        raise Failed(repr(exc)) from None
 
 
 @dataclass

@@ -1,0 +1,173 @@
+"""A game's log replayed and narrated, kept per process and extended move by move.
+
+Invariant 1 says state is ``replay(seed, log)`` and a cache of it is never
+authoritative. Pages need more than the position: every logged move in words.
+Replaying *and* narrating the whole log on every request made a page's cost grow
+with the game, and with several workers each new move missed the cache of three
+workers in four. So each process keeps, per game, what it has replayed so far and
+reads only the rows past it: ``n >= cached n``. The first row it reads back is the
+last one it already has, and its stored chain hash must be the cached one, or the
+cache is dropped and the log replayed from the start. A log is append-only, so a
+matching last hash means the prefix is the one that was replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .. import engine as jaipur
+from ..clock import as_utc
+from ..engine import Match, MoveError
+from ..engine.explain import narrate
+from ..store.models import Game, MoveRow
+from .env import Env
+from .errors import NotStarted
+
+LOG_COLUMNS = (
+    MoveRow.n,
+    MoveRow.seat,
+    MoveRow.move,
+    MoveRow.at,
+    MoveRow.hash,
+    MoveRow.source,
+    MoveRow.message,
+)
+
+
+class LogRow(NamedTuple):
+    """The columns of a logged move that pages and the replay need (``LOG_COLUMNS``)."""
+
+    n: int
+    seat: int
+    move: str
+    at: datetime
+    hash: str
+    source: str
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A logged move as pages show it."""
+
+    n: int
+    seat: int
+    name: str
+    move: str
+    words: str
+    at: datetime
+    source: str
+    hash: str
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """The position after the whole log, and the log narrated for pages."""
+
+    commitment: str
+    names: tuple[str, str]
+    match: Match
+    entries: tuple[Entry, ...]
+
+    @property
+    def n(self) -> int:
+        """How many entries the log holds (the next move is ``n + 1``)."""
+        return len(self.entries)
+
+    @property
+    def last_hash(self) -> str:
+        """The chain hash the next move extends: the last entry's, or the commitment."""
+        return self.entries[-1].hash if self.entries else self.commitment
+
+    def then(self, after: Match, words: str, row: LogRow | Any) -> Played:
+        """This log with one more entry whose position and words are already known."""
+        entry = Entry(
+            row.n,
+            row.seat,
+            self.names[row.seat],
+            row.move,
+            words,
+            as_utc(row.at),
+            row.source,
+            row.hash,
+            row.message,
+        )
+        return Played(self.commitment, self.names, after, (*self.entries, entry))
+
+    def extended(self, rows: Sequence[Any]) -> Played:
+        """This log with ``rows`` (the entries after it, in order) replayed and narrated."""
+        played = self
+        for row in rows:
+            before = played.match
+            try:
+                move = jaipur.parse_move(row.move)
+                after = before.apply(move, row.seat)
+            except MoveError as exc:
+                raise jaipur.ReplayError(row.n, row.move, exc) from None
+            words = narrate(before, move, row.seat, self.names[row.seat])
+            played = played.then(after, words, row)
+        return played
+
+
+def start(game: Game, names: tuple[str, str]) -> Played:
+    """A dealt game before its first move."""
+    if not game.dealt:
+        raise NotStarted()
+    return Played(
+        game.commitment, names, Match.new(bytes.fromhex(game.seed), game.first_player), ()
+    )
+
+
+def seat_names(game: Game) -> tuple[str, str]:
+    return (game.seats[0].name, game.seats[1].name)
+
+
+def _rows_from(session: Session, game: Game, n: int) -> list[Any]:
+    return list(
+        session.execute(
+            select(*LOG_COLUMNS)
+            .where(MoveRow.game_id == game.id, MoveRow.n >= n)
+            .order_by(MoveRow.n)
+        )
+    )
+
+
+def played(env: Env, session: Session, game: Game) -> Played:
+    """The game replayed to its last logged move, reading only what this process lacks."""
+    names = seat_names(game)
+    cached: Played | None = env.cache.get(game.id)
+    if cached is not None and cached.commitment == game.commitment and cached.names == names:
+        rows = _rows_from(session, game, max(cached.n, 1))
+        if cached.n == 0:
+            result = cached.extended(rows)
+        elif rows and rows[0].n == cached.n and rows[0].hash == cached.last_hash:
+            result = cached.extended(rows[1:])
+        else:  # not the log this process replayed: never trust it
+            result = start(game, names).extended(_rows_from(session, game, 1))
+    else:
+        result = start(game, names).extended(_rows_from(session, game, 1))
+    if result is not cached:
+        env.cache.put(game.id, result)
+    return result
+
+
+def remember(env: Env, game_id: int, result: Played) -> None:
+    """Keep a log this process has just committed, so its next read starts there."""
+    env.cache.put(game_id, result)
+
+
+def cached_match(env: Env, game: Game, rows: Sequence[MoveRow]) -> Match | None:
+    """The cached position, if it is of exactly this log (same length, same last hash)."""
+    cached = env.cache.get(game.id)
+    if cached is None or cached.commitment != game.commitment or cached.n != len(rows):
+        return None
+    return (
+        cached.match if cached.last_hash == (rows[-1].hash if rows else game.commitment) else None
+    )
