@@ -206,12 +206,19 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
 
 
-def bot(port: int, mine: list[Game], end: float, figures: Figures, seed: int) -> None:
-    """Play these games, one move at a time each, until time is up or they are over."""
+def bot(
+    port: int, mine: list[Game], end: float, figures: Figures, seed: int, rate: float | None
+) -> None:
+    """Play these games until time is up or they are over: as fast as the server answers,
+    or paced at ``rate`` moves per second (a schedule kept whatever the answers take)."""
     rnd = random.Random(seed)
     client = Client(port)
     live = [g for g in mine if not g.over]
+    due = time.time() + (rnd.random() / rate if rate else 0)  # bots out of step, not in bursts
     while live and time.time() < end:
+        if rate:
+            time.sleep(max(0.0, due - time.time()))
+            due += 1 / rate
         game = rnd.choice(live)
         seat = game.match.to_move
         assert seat is not None
@@ -239,7 +246,7 @@ def reader(
     """Open seat pages at ``rate`` per second (paced, not as fast as possible)."""
     rnd = random.Random(seed)
     client = Client(port)
-    due = time.time()
+    due = time.time() + rnd.random() / rate  # readers out of step with each other
     while due < end:
         time.sleep(max(0.0, due - time.time()))
         game = rnd.choice(games_)
@@ -253,11 +260,23 @@ def reader(
         due += 1 / rate
 
 
-def run_load(port: int, games_: list[Game], args: argparse.Namespace) -> tuple[Figures, float]:
+def run_load(
+    port: int, games_: list[Game], args: argparse.Namespace, seconds: float
+) -> tuple[Figures, float]:
     figures = Figures()
-    end = time.time() + args.seconds
+    end = time.time() + seconds
     threads = [
-        threading.Thread(target=bot, args=(port, games_[i :: args.bots], end, figures, i))
+        threading.Thread(
+            target=bot,
+            args=(
+                port,
+                games_[i :: args.bots],
+                end,
+                figures,
+                i,
+                args.rate and args.rate / args.bots,
+            ),
+        )
         for i in range(args.bots)
     ] + [
         threading.Thread(
@@ -320,7 +339,7 @@ def report(label: str, cache: bool, figures: Figures, wall: float, games_: list[
 
 
 def run(label: str, server_url: str | None, args: argparse.Namespace) -> None:
-    for cache in (True, False):
+    for cache in {"on": (True,), "off": (False,), "both": (True, False)}[args.cache]:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             url = fresh_database(server_url, folder)
@@ -328,7 +347,9 @@ def run(label: str, server_url: str | None, args: argparse.Namespace) -> None:
                 games_ = make_games(url, args.games)
                 server = Server(url, folder, args.workers, args.threads, cache)
                 try:
-                    figures, wall = run_load(server.port, games_, args)
+                    if args.warmup:  # fresh workers: connections, prepared statements, templates
+                        run_load(server.port, games_, args, args.warmup)
+                    figures, wall = run_load(server.port, games_, args, args.seconds)
                 finally:
                     server.stop()
                 moves = report(label, cache, figures, wall, games_)
@@ -348,17 +369,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--postgres", default=os.environ.get("PBEM_TEST_DATABASE_URL"))
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument(
+        "--warmup", type=float, default=3, help="seconds of the same load first, not counted"
+    )
     parser.add_argument("--games", type=int, default=60)
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--bots", type=int, default=12, help="clients submitting moves")
+    parser.add_argument(
+        "--rate", type=float, help="moves per second the bots aim for (default: as fast as served)"
+    )
     parser.add_argument("--readers", type=int, default=4, help="clients opening seat pages")
     parser.add_argument("--pages", type=float, default=30, help="seat pages per second in all")
     parser.add_argument("--sqlite", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--cache", choices=("on", "off", "both"), default="both")
     args = parser.parse_args()
     print(
         f"gunicorn {args.workers} workers × {args.threads} threads; {args.bots} bots on "
-        f"{args.games} games, {args.readers} readers at {args.pages:g} seat pages/s; "
+        f"{args.games} games{f' at {args.rate:g} moves/s' if args.rate else ', flat out'}, "
+        f"{args.readers} readers at {args.pages:g} seat pages/s; "
         f"{args.seconds:g} s per run; {os.cpu_count()} cores shared by all"
     )
     if args.sqlite:

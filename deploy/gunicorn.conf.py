@@ -28,3 +28,11 @@ errorlog = "-"
 # Behind nginx on the same host: trust its X-Forwarded-* headers only.
 forwarded_allow_ips = os.environ.get("PBEM_FORWARDED_ALLOW_IPS", "127.0.0.1")
 limit_request_line = 4094
+
+
+def post_worker_init(worker):
+    """Warm each new worker (templates, a DB connection) before it takes requests."""
+    from pbem.web import warm_up
+
+    if "pbem" in getattr(worker.wsgi, "extensions", {}):  # not benchmarks' bare app
+        warm_up(worker.wsgi)

@@ -98,3 +98,21 @@ def create_app(
         n = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     return app
+
+
+def warm_up(app: Flask) -> None:
+    """Compile every template and open one database connection before the first request.
+
+    gunicorn calls this in each new worker (deploy/gunicorn.conf.py): otherwise the
+    first seat page a fresh worker serves compiles its templates (about 100 ms), and
+    with kept-alive connections that tail showed in every worker after each restart.
+    """
+    from ..mail.compose import environment
+
+    for jinja, folder in ((app.jinja_env, "web/"), (environment(), "mail/")):
+        for name in jinja.list_templates():
+            if name.startswith(folder):
+                jinja.get_template(name)
+    env: Env = app.extensions["pbem"]
+    with env.db.engine.connect():
+        pass
