@@ -6,7 +6,7 @@ def test_warm_up_compiles_every_page_and_mail_template(app):
     from pbem.web import warm_up
 
     warm_up(app)
-    web = {key[1] for key in app.jinja_env.cache.keys()}
+    web = {key[1] for key in app.jinja_env.cache}
     assert "web/seat.html" in web and "web/replay.html" in web
-    mail = {key[1] for key in environment().cache.keys()}
+    mail = {key[1] for key in environment().cache}
     assert "mail/your_turn.txt" in mail and "mail/your_turn.html" in mail
