@@ -1,40 +1,153 @@
-"""Reading moves as players type them (FORMAT.md §3).
+"""Reading moves as players type them (FORMAT.md §3), in any language a ``Vocabulary`` gives.
 
-The server always prints the canonical form (``str(move)``); this module reads
-it liberally: any case, commas or ``+`` between cards, plurals, counts
-(``2 spice``, ``2x spice``, ``spice x2``), unambiguous prefixes (``dia``,
-``si``, ``sp``) and the blank or quoted lines around a move in an email reply.
-It raises nothing but ``InvalidMoveError``.
+The server always stores the canonical English form (``str(move)``); this module
+reads text liberally: any case, accents or none, commas or ``+`` between cards,
+plurals and other listed forms, counts (``2 spice``, ``2x spice``, ``spice x2``) in
+any script's digits (``۳``, ``３``), unambiguous prefixes (``dia``, ``si``, ``sp``),
+words run together where a language writes without spaces (Chinese), and the blank
+or quoted lines around a move in an email reply. It raises nothing but
+``InvalidMoveError``. The vocabularies of other languages are data kept outside
+the engine (``pbem.i18n.notation``); English, the notation itself, is here.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from .cards import CARDS, Card
 from .errors import InvalidMoveError
 from .moves import Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 
-_VERBS = {
-    "take": "take",
-    "camels": "camels",
-    "camel": "camels",
-    "exchange": "exchange",
-    "trade": "exchange",
-    "swap": "exchange",
-    "sell": "sell",
-    "resign": "resign",
-    "timeout": "timeout",
-    "claim": "claim",
-}
+VERBS = ("take", "camels", "exchange", "sell", "resign", "timeout", "claim")
 _STANDALONE: dict[str, type] = {"resign": Resign, "timeout": Timeout, "claim": Claim}
-_SEPARATORS = frozenset({"for", "with", "give", "giving", "->", "=>", "→"})
-_FILLERS = frozenset({"and", "the", "all", "my", "of", "&", "a"})
-_CARD_WORDS = {card.word: card for card in CARDS}
 _COUNT = re.compile(r"^(?:x|×)?(\d{1,2})(?:x|×)?$")
-_SPLIT = re.compile(r"[\s,;+]+")
+_SPLIT = re.compile(r"[\s,;+،؛、，；]+")
+_LETTER_VARIANTS = str.maketrans({"ي": "ی", "ك": "ک", "ى": "ی", "\u200c": None, "\u0640": None})
 MAX_TEXT = 2000
+
+
+def fold(text: str) -> str:
+    """The form words are compared in: NFKC, casefolded, accents off, digits in ASCII.
+
+    NFKC folds full-width letters and digits (``３``); other scripts' digits
+    (Persian ``۳``) are mapped by their decimal value; Arabic letter variants and
+    the zero-width non-joiner are folded, as Persian keyboards differ in them.
+    """
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_LETTER_VARIANTS)
+    out = []
+    for ch in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(ch):
+            continue
+        digit = unicodedata.decimal(ch, None)
+        out.append(str(digit) if digit is not None else ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words of one language for moves: what it reads, and how it writes a move.
+
+    ``verbs`` maps each accepted form to one of ``VERBS``; ``cards`` maps each form
+    (singular, plural, inflected, short) to its card. ``spelled`` says how a move is
+    written, with ``{card}``, ``{count}``, ``{taken}`` and ``{given}`` slots, and
+    ``names`` gives the form a card is written in.
+    """
+
+    language: str
+    verbs: Mapping[str, str]
+    cards: Mapping[str, Card]
+    separators: Iterable[str]
+    fillers: Iterable[str]
+    spelled: Mapping[str, str]
+    names: Mapping[Card, str]
+    claim_extras: Iterable[str] = ()
+    #: Split runs of text on known words (a language written without spaces).
+    segment: bool = False
+    #: The digits counts are written in (Persian writes ``۳``); any digits are read.
+    digits: str = "0123456789"
+    _verbs: dict[str, str] = field(init=False, repr=False, compare=False)
+    _cards: dict[str, Card] = field(init=False, repr=False, compare=False)
+    _separators: frozenset[str] = field(init=False, repr=False, compare=False)
+    _fillers: frozenset[str] = field(init=False, repr=False, compare=False)
+    _claim_extras: frozenset[str] = field(init=False, repr=False, compare=False)
+    _known: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        assert set(self.verbs.values()) == set(VERBS), self.language
+        assert set(self.spelled) == set(VERBS), self.language
+        assert set(self.names) == set(CARDS), self.language
+        folded = {
+            "_verbs": {fold(w): v for w, v in self.verbs.items()},
+            "_cards": {fold(w): c for w, c in self.cards.items()},
+            "_separators": frozenset(fold(w) for w in self.separators),
+            "_fillers": frozenset(fold(w) for w in self.fillers),
+            "_claim_extras": frozenset(fold(w) for w in self.claim_extras),
+        }
+        for name, value in folded.items():
+            object.__setattr__(self, name, value)
+        known = set(folded["_verbs"]) | set(folded["_cards"]) | folded["_separators"]
+        known |= folded["_fillers"] | folded["_claim_extras"]
+        object.__setattr__(self, "_known", tuple(sorted(known, key=len, reverse=True)))
+
+    def card_name(self, card: Card) -> str:
+        return self.names[card]
+
+    def write(self, move: Move) -> str:
+        """``move`` in this language's words (the canonical form for English)."""
+        if isinstance(move, TakeGood):
+            return self.spelled["take"].format(card=self.names[move.good])
+        if isinstance(move, Exchange):
+            return self.spelled["exchange"].format(
+                taken=" ".join(self.names[c] for c in move.taken),
+                given=" ".join(self.names[c] for c in move.given),
+            )
+        if isinstance(move, Sell):
+            count = str(move.count).translate(str.maketrans("0123456789", self.digits))
+            return self.spelled["sell"].format(count=count, card=self.names[move.good])
+        verb = {TakeCamels: "camels", Resign: "resign", Timeout: "timeout", Claim: "claim"}
+        return self.spelled[verb[type(move)]]
+
+
+def _english_forms() -> dict[str, Card]:
+    forms: dict[str, Card] = {}
+    for card in CARDS:
+        for suffix in ("", "s", "es"):
+            forms.setdefault(card.word + suffix, card)
+    return forms
+
+
+ENGLISH = Vocabulary(
+    language="en",
+    verbs={
+        "take": "take",
+        "camels": "camels",
+        "camel": "camels",
+        "exchange": "exchange",
+        "trade": "exchange",
+        "swap": "exchange",
+        "sell": "sell",
+        "resign": "resign",
+        "timeout": "timeout",
+        "claim": "claim",
+    },
+    cards=_english_forms(),
+    separators=("for", "with", "give", "giving", "->", "=>", "→"),
+    fillers=("and", "the", "all", "my", "of", "&", "a"),
+    spelled={
+        "take": "take {card}",
+        "camels": "camels",
+        "exchange": "exchange {taken} for {given}",
+        "sell": "sell {count} {card}",
+        "resign": "resign",
+        "timeout": "timeout",
+        "claim": "claim",
+    },
+    names={card: card.word for card in CARDS},
+    claim_extras=("win",),
+)
 
 
 def move_line(text: str) -> str:
@@ -46,32 +159,53 @@ def move_line(text: str) -> str:
     return ""
 
 
-def _tokens(line: str) -> list[str]:
-    # NFKC folds full-width letters and digits (``３``) into ASCII ones.
-    line = unicodedata.normalize("NFKC", line).casefold()
-    return [t for t in _SPLIT.split(line) if t and t not in _FILLERS]
+def _segment(run: str, vocab: Vocabulary) -> list[str]:
+    """Split ``卖3张布料`` into known words and digit runs, longest word first."""
+    out: list[str] = []
+    i = 0
+    while i < len(run):
+        if run[i].isdigit() or run[i] in "x×":
+            j = i + 1
+            while j < len(run) and (run[j].isdigit() or run[j] in "x×"):
+                j += 1
+            out.append(run[i:j])
+            i = j
+            continue
+        word = next((w for w in vocab._known if run.startswith(w, i)), None)
+        if word is None:  # unknown: keep the rest whole, so the error quotes it
+            out.append(run[i:])
+            break
+        out.append(word)
+        i += len(word)
+    return out
 
 
-def _prefix_match(word: str, table: dict[str, object]) -> list[str]:
+def _tokens(line: str, vocab: Vocabulary) -> list[str]:
+    tokens: list[str] = []
+    for token in _SPLIT.split(fold(line)):
+        if not token:
+            continue
+        if vocab.segment and token not in vocab._known and _COUNT.match(token) is None:
+            tokens.extend(_segment(token, vocab))
+        else:
+            tokens.append(token)
+    return [t for t in tokens if t not in vocab._fillers]
+
+
+def _prefix_match(word: str, table: Mapping[str, object]) -> list[str]:
     if word in table:
         return [word]
     return [name for name in table if name.startswith(word)]
 
 
-def _card(word: str) -> Card:
-    stems = [word]
-    if word.endswith("es"):
-        stems.append(word[:-2])
-    if word.endswith("s"):
-        stems.append(word[:-1])
-    for stem in stems:
-        if not stem:
-            continue
-        found = _prefix_match(stem, _CARD_WORDS)
-        if len(found) == 1:
-            return _CARD_WORDS[found[0]]
-        if len(found) > 1:
-            raise InvalidMoveError("ambiguous_card", word=word, choices=" or ".join(found))
+def _card(word: str, vocab: Vocabulary) -> Card:
+    found = _prefix_match(word, vocab._cards)
+    cards = sorted({vocab._cards[name] for name in found})
+    if len(cards) == 1:
+        return cards[0]
+    if len(cards) > 1:
+        choices = " or ".join(vocab.names[card] for card in cards)
+        raise InvalidMoveError("ambiguous_card", word=word, choices=choices)
     raise InvalidMoveError("unknown_card", word=word)
 
 
@@ -85,7 +219,7 @@ def _count(word: str) -> int | None:
     return n
 
 
-def _card_list(tokens: list[str]) -> list[Card]:
+def _card_list(tokens: list[str], vocab: Vocabulary) -> list[Card]:
     """Cards from words and counts: ``2 spice leather x2`` is spice spice leather leather."""
     cards: list[Card] = []
     pending: int | None = None
@@ -105,7 +239,7 @@ def _card_list(tokens: list[str]) -> list[Card]:
                 raise InvalidMoveError("dangling_count", count=pending)
             pending = count
             continue
-        card = _card(word)
+        card = _card(word, vocab)
         n = pending if pending is not None else 1
         cards.extend([card] * n)
         last_run = (card, n, pending is not None)
@@ -115,16 +249,16 @@ def _card_list(tokens: list[str]) -> list[Card]:
     return cards
 
 
-def _split_exchange(tokens: list[str]) -> tuple[list[str], list[str]] | None:
+def _split_exchange(tokens: list[str], vocab: Vocabulary) -> tuple[list[str], list[str]] | None:
     for i, word in enumerate(tokens):
-        if word in _SEPARATORS:
+        if word in vocab._separators:
             return tokens[:i], tokens[i + 1 :]
     return None
 
 
-def _exchange(taken_words: list[str], given_words: list[str]) -> Exchange:
-    taken = _card_list(taken_words)
-    given = _card_list(given_words)
+def _exchange(taken_words: list[str], given_words: list[str], vocab: Vocabulary) -> Exchange:
+    taken = _card_list(taken_words, vocab)
+    given = _card_list(given_words, vocab)
     if Card.CAMEL in taken:
         raise InvalidMoveError("exchange_camel_taken")
     if not taken or not given:
@@ -132,26 +266,30 @@ def _exchange(taken_words: list[str], given_words: list[str]) -> Exchange:
     return Exchange(tuple(taken), tuple(given))
 
 
-def _verb(word: str) -> str:
-    found = _prefix_match(word, _VERBS)
-    verbs = {_VERBS[name] for name in found}
-    if len(verbs) != 1 or (len(word) < 2 and word not in _VERBS):
+def _verb(tokens: list[str], vocab: Vocabulary) -> tuple[str, list[str]]:
+    """The verb and the words after it; a verb may be two words (``λήξη χρόνου``)."""
+    if len(tokens) > 1 and (pair := f"{tokens[0]} {tokens[1]}") in vocab._verbs:
+        return vocab._verbs[pair], tokens[2:]
+    word = tokens[0]
+    found = _prefix_match(word, {w: v for w, v in vocab._verbs.items() if " " not in w})
+    verbs = {vocab._verbs[name] for name in found}
+    if len(verbs) != 1 or (len(word) < 2 and word not in vocab._verbs):
         raise InvalidMoveError("unknown_verb", word=word)
-    return verbs.pop()
+    return verbs.pop(), tokens[1:]
 
 
-def parse_move(text: str) -> Move:
+def parse_move(text: str, vocab: Vocabulary = ENGLISH) -> Move:
     """Read one move; ``InvalidMoveError`` says what could not be read."""
     if not isinstance(text, str):
         raise InvalidMoveError("empty")
-    tokens = _tokens(move_line(text[:MAX_TEXT]))
+    tokens = _tokens(move_line(text[:MAX_TEXT]), vocab)
     if not tokens:
         raise InvalidMoveError("empty")
-    verb, rest = _verb(tokens[0]), tokens[1:]
+    verb, rest = _verb(tokens, vocab)
 
     if verb in _STANDALONE:
-        if rest and not (verb == "claim" and rest in (["win"], ["the", "win"])):
-            raise InvalidMoveError("standalone_extra", word=verb)
+        if rest and not (verb == "claim" and all(w in vocab._claim_extras for w in rest)):
+            raise InvalidMoveError("standalone_extra", word=vocab.spelled[verb])
         return _STANDALONE[verb]()
 
     if verb == "camels":
@@ -160,16 +298,16 @@ def parse_move(text: str) -> Move:
         return TakeCamels()
 
     if verb == "exchange":
-        parts = _split_exchange(rest)
+        parts = _split_exchange(rest, vocab)
         if parts is None:
             raise InvalidMoveError("exchange_needs_for")
-        return _exchange(*parts)
+        return _exchange(*parts, vocab)
 
     if verb == "take":
-        parts = _split_exchange(rest)
+        parts = _split_exchange(rest, vocab)
         if parts is not None:
-            return _exchange(*parts)
-        cards = _card_list(rest)
+            return _exchange(*parts, vocab)
+        cards = _card_list(rest, vocab)
         if not cards:
             raise InvalidMoveError("take_needs_one_good")
         if all(card is Card.CAMEL for card in cards):
@@ -180,22 +318,24 @@ def parse_move(text: str) -> Move:
             raise InvalidMoveError("take_needs_one_good")
         if len(cards) > 1:
             raise InvalidMoveError(
-                "take_several", count=len(cards), cards=" ".join(c.word for c in sorted(cards))
+                "take_several",
+                count=len(cards),
+                cards=" ".join(vocab.names[c] for c in sorted(cards)),
             )
         return TakeGood(cards[0])
 
     # sell
-    cards = _card_list(rest)
+    cards = _card_list(rest, vocab)
     if not cards:
         raise InvalidMoveError("sell_needs_cards")
     kinds = sorted(set(cards))
     if Card.CAMEL in kinds:
         raise InvalidMoveError("sell_camel")
     if len(kinds) > 1:
-        raise InvalidMoveError("sell_one_type", goods=", ".join(c.word for c in kinds))
+        raise InvalidMoveError("sell_one_type", goods=", ".join(vocab.names[c] for c in kinds))
     return Sell(kinds[0], len(cards))
 
 
-def format_move(move: Move) -> str:
-    """The canonical text of a move (the same as ``str(move)``)."""
-    return str(move)
+def format_move(move: Move, vocab: Vocabulary = ENGLISH) -> str:
+    """The text of a move in ``vocab``'s words; in English, the canonical form (``str(move)``)."""
+    return str(move) if vocab is ENGLISH else vocab.write(move)
