@@ -35,6 +35,8 @@ def test_the_wheel_carries_templates_static_and_migrations(tmp_path):
         "pbem/_data/migrations/env.py",
         "pbem/_data/migrations/versions/0001_initial.py",
         "pbem/engine/round.py",
+        "pbem/i18n/glossary.toml",
+        *(f"pbem/translations/{lang}/LC_MESSAGES/messages.mo" for lang in ("el", "fa", "uk", "zh")),
     ):
         assert needed in names, needed
     assert not any(n.startswith("tests/") for n in names)

@@ -1,0 +1,174 @@
+"""The reader's language and time zone, and the gettext catalogs that speak it.
+
+One place decides what a text looks like for whom: web pages, mails rendered by a
+use case or the scheduler, and service errors all read the *current reader* from a
+context variable that the caller sets (``use_reader``) from the seat, the signed-in
+player or the browser. The engine knows nothing of languages: its errors carry a
+code and parameters, and ``pbem.i18n.words`` renders them here.
+
+Catalogs are ``pbem/translations/<lang>/LC_MESSAGES/messages.po``. A wheel ships the
+compiled ``.mo`` (setup.py); a checkout may not have them or may have stale ones,
+so a ``.po`` newer than its ``.mo`` is compiled in memory instead.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from babel import Locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import LazyProxy, NullTranslations, Translations
+
+#: The languages a seat may choose, each named in itself.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "el": "Ελληνικά",
+    "fa": "فارسی",
+    "uk": "Українська",
+    "zh": "简体中文",
+}
+DEFAULT_LANGUAGE = "en"
+RIGHT_TO_LEFT = frozenset({"fa"})
+CATALOGS = Path(__file__).resolve().parent.parent / "translations"
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who a text is for: a language of ``LANGUAGES`` and an IANA time zone."""
+
+    language: str = DEFAULT_LANGUAGE
+    timezone: str = "UTC"
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return zone(self.timezone)
+
+    @property
+    def locale(self) -> Locale:
+        return babel_locale(self.language)
+
+    @property
+    def direction(self) -> str:
+        return "rtl" if self.language in RIGHT_TO_LEFT else "ltr"
+
+
+# A Reader is frozen, so one shared default is safe.
+_reader: ContextVar[Reader] = ContextVar("pbem_reader", default=Reader())  # noqa: B039
+
+
+def reader() -> Reader:
+    return _reader.get()
+
+
+@contextmanager
+def use_reader(language: str | None, timezone: str | None = None) -> Iterator[Reader]:
+    """Render everything inside for this reader (a mail to one seat, say)."""
+    chosen = Reader(known_language(language), known_timezone(timezone))
+    token = _reader.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _reader.reset(token)
+
+
+def set_reader(language: str | None, timezone: str | None = None) -> Reader:
+    """For a whole request: the web layer sets it once the seat or browser is known."""
+    chosen = Reader(known_language(language), known_timezone(timezone))
+    _reader.set(chosen)
+    return chosen
+
+
+def known_language(language: str | None) -> str:
+    """``language`` if we speak it (``zh-Hans-CN`` → ``zh``), else English."""
+    if not language:
+        return DEFAULT_LANGUAGE
+    base = language.replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def known_timezone(timezone: str | None) -> str:
+    if not timezone:
+        return "UTC"
+    try:
+        zone(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"
+    return timezone
+
+
+@cache
+def zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+@cache
+def babel_locale(language: str) -> Locale:
+    return Locale.parse("zh_Hans_CN" if language == "zh" else language)
+
+
+@cache
+def translations(language: str) -> NullTranslations:
+    """The catalog of ``language`` (English needs none: the message ids are English)."""
+    if language == DEFAULT_LANGUAGE:
+        return NullTranslations()
+    folder = CATALOGS / language / "LC_MESSAGES"
+    po, mo = folder / "messages.po", folder / "messages.mo"
+    if mo.exists() and (not po.exists() or mo.stat().st_mtime >= po.stat().st_mtime):
+        with mo.open("rb") as fp:
+            return Translations(fp)
+    if not po.exists():
+        return NullTranslations()
+    return Translations(io.BytesIO(compile_po(po)))
+
+
+def compile_po(po: Path) -> bytes:
+    """The ``.mo`` bytes of a ``.po`` file; fuzzy entries are left out, as gettext does."""
+    with po.open("rb") as fp:
+        catalog = read_po(fp)
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def gettext(message: str, **params: Any) -> str:
+    """``message`` in the current reader's language, with ``%(name)s`` params filled in."""
+    text = translations(reader().language).gettext(message)
+    return text % params if params else text
+
+
+def ngettext(singular: str, plural: str, n: int, **params: Any) -> str:
+    """The form for ``n`` in the reader's language; ``%(num)s`` is ``n`` unless given."""
+    params.setdefault("num", n)
+    text = translations(reader().language).ngettext(singular, plural, n)
+    return text % params
+
+
+def lazy_gettext(message: str, **params: Any) -> LazyProxy:
+    """A text built now (at import, in a service) and translated when it is shown."""
+    return LazyProxy(gettext, message, enable_cache=False, **params)
+
+
+def install_gettext(env: Any) -> None:
+    """``_()``, ``gettext`` and ``ngettext`` in a Jinja environment, for the current reader.
+
+    New-style gettext: ``{{ _("Move %(n)s", n=n) }}`` formats and escapes its params.
+    """
+    if "jinja2.ext.InternationalizationExtension" not in env.extensions:
+        env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(
+        gettext=lambda s: translations(reader().language).gettext(s),
+        ngettext=lambda s, p, n: translations(reader().language).ngettext(s, p, n),
+        newstyle=True,
+    )
+
+
+_ = gettext

@@ -1,0 +1,244 @@
+"""The engine's facts in the reader's words: cards, move accounts and rule errors.
+
+The engine returns data (an ``Account``, a ``MoveError`` with a code and params);
+this is the one place that turns it into sentences, through the catalogs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from babel.lists import format_list
+from babel.numbers import format_decimal
+
+from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
+from ..engine.errors import MESSAGES, MoveError
+from ..engine.explain import Account
+from . import gettext as _
+from . import ngettext, reader
+from .notation import card_name, written
+
+
+def number(n: int) -> str:
+    return format_decimal(n, locale=reader().locale)
+
+
+def cards_of(card: Card, n: int) -> str:
+    """``2 spice``, ``1 diamond``, ``3 camels``, in the reader's plural forms."""
+    forms = {
+        Card.DIAMOND: lambda: ngettext("%(num)s diamond", "%(num)s diamonds", n, num=number(n)),
+        Card.GOLD: lambda: ngettext("%(num)s gold", "%(num)s gold", n, num=number(n)),
+        Card.SILVER: lambda: ngettext("%(num)s silver", "%(num)s silver", n, num=number(n)),
+        Card.CLOTH: lambda: ngettext("%(num)s cloth", "%(num)s cloth", n, num=number(n)),
+        Card.SPICE: lambda: ngettext("%(num)s spice", "%(num)s spice", n, num=number(n)),
+        Card.LEATHER: lambda: ngettext("%(num)s leather", "%(num)s leather", n, num=number(n)),
+        Card.CAMEL: lambda: ngettext("%(num)s camel", "%(num)s camels", n, num=number(n)),
+    }
+    return forms[card]()
+
+
+def card_list(cards: tuple[Card, ...] | list[Card]) -> str:
+    """``2 spice and 1 leather``; an empty list is "none"."""
+    if not cards:
+        return _("none")
+    parts = [cards_of(card, n) for card, n in sorted(Counter(cards).items())]
+    return format_list(parts, locale=reader().locale)
+
+
+def card_label(card: Card | str) -> str:
+    """The name on a card's face in the reader's language (``card`` may be its English word)."""
+    if isinstance(card, str):
+        card = Card.from_word(card)
+    return card_name(card, reader().language)
+
+
+def move_text(canonical: str) -> str:
+    """A logged move in the reader's notation (the stored text stays canonical)."""
+    return written(canonical, reader().language)
+
+
+def _preview(a: Account) -> list[str]:
+    move = a.move
+    if isinstance(move, Resign):
+        return [_("You resign: your opponent wins the match at once.")]
+    if isinstance(move, Claim):
+        return [_("You claim the win: your opponent's time for this move ran out.")]
+    if isinstance(move, Timeout):
+        return [_("Your time for this move runs out.")]
+    out: list[str] = []
+    if isinstance(move, TakeGood):
+        out.append(_("You take %(cards)s from the market.", cards=cards_of(move.good, 1)))
+    elif isinstance(move, TakeCamels):
+        out.append(
+            ngettext(
+                "You take the %(num)s camel from the market.",
+                "You take all %(num)s camels from the market.",
+                a.camels,
+                num=number(a.camels),
+            )
+        )
+    elif isinstance(move, Exchange):
+        out.append(
+            _(
+                "You take %(taken)s and give back %(given)s.",
+                taken=card_list(move.taken),
+                given=card_list(move.given),
+            )
+        )
+    elif isinstance(move, Sell):
+        cards = cards_of(move.good, move.count)
+        if a.tokens:
+            out.append(
+                ngettext(
+                    "You sell %(cards)s for goods token %(tokens)s.",
+                    "You sell %(cards)s for goods tokens %(tokens)s.",
+                    len(a.tokens),
+                    cards=cards,
+                    tokens=_tokens(a.tokens),
+                )
+            )
+        else:
+            out.append(_("You sell %(cards)s: no tokens of that good are left.", cards=cards))
+        if a.bonus is True:
+            out.append(_("You win a bonus token."))
+        elif a.bonus is False:
+            out.append(_("The bonus pile for that sale is empty."))
+    if a.refill:
+        out.append(
+            ngettext(
+                "The deck refills the market with %(num)s card.",
+                "The deck refills the market with %(num)s cards.",
+                a.refill,
+                num=number(a.refill),
+            )
+        )
+    if a.hand_after is not None:
+        out.append(
+            ngettext(
+                "Your hand will hold %(num)s card.",
+                "Your hand will hold %(num)s cards.",
+                a.hand_after,
+                num=number(a.hand_after),
+            )
+        )
+    out.extend(_ending(a))
+    return out
+
+
+def _narration(a: Account) -> list[str]:
+    move, name = a.move, a.name
+    if isinstance(move, Resign):
+        return [_("%(name)s resigned.", name=name)]
+    if isinstance(move, Timeout):
+        return [_("%(name)s's time for this move ran out.", name=name)]
+    if isinstance(move, Claim):
+        return [_("%(name)s claimed the win on time.", name=name)]
+    out: list[str] = []
+    if isinstance(move, TakeGood):
+        out.append(
+            _("%(name)s took %(cards)s from the market.", name=name, cards=cards_of(move.good, 1))
+        )
+    elif isinstance(move, TakeCamels):
+        out.append(
+            ngettext(
+                "%(name)s took the %(num)s camel from the market.",
+                "%(name)s took all %(num)s camels from the market.",
+                a.camels,
+                name=name,
+                num=number(a.camels),
+            )
+        )
+    elif isinstance(move, Exchange):
+        out.append(
+            _(
+                "%(name)s took %(taken)s and gave back %(given)s.",
+                name=name,
+                taken=card_list(move.taken),
+                given=card_list(move.given),
+            )
+        )
+    elif isinstance(move, Sell):
+        cards = cards_of(move.good, move.count)
+        if a.tokens:
+            out.append(
+                ngettext(
+                    "%(name)s sold %(cards)s for goods token %(tokens)s.",
+                    "%(name)s sold %(cards)s for goods tokens %(tokens)s.",
+                    len(a.tokens),
+                    name=name,
+                    cards=cards,
+                    tokens=_tokens(a.tokens),
+                )
+            )
+        else:
+            out.append(
+                _(
+                    "%(name)s sold %(cards)s: no tokens of that good were left.",
+                    name=name,
+                    cards=cards,
+                )
+            )
+        if a.bonus is True:
+            out.append(_("%(name)s won a bonus token.", name=name))
+        elif a.bonus is False:
+            out.append(_("The bonus pile for that sale was empty."))
+    if a.refill:
+        out.append(
+            ngettext(
+                "The deck refilled the market with %(num)s card.",
+                "The deck refilled the market with %(num)s cards.",
+                a.refill,
+                num=number(a.refill),
+            )
+        )
+    out.extend(_ending(a))
+    return out
+
+
+def _tokens(values: tuple[int, ...]) -> str:
+    return format_list([number(v) for v in values], locale=reader().locale)
+
+
+def _ending(a: Account) -> list[str]:
+    out: list[str] = []
+    if a.round_end == "piles":
+        out.append(_("The round ends: three goods piles are empty."))
+    elif a.round_end == "deck":
+        out.append(_("The round ends: the deck is empty."))
+    if a.match_won:
+        out.append(
+            _("You win the match.") if a.is_preview else _("%(name)s wins the match.", name=a.name)
+        )
+    return out
+
+
+def tell(account: Account | str) -> str:
+    """An account in the reader's language (a string is passed through unchanged)."""
+    if isinstance(account, str):
+        return account
+    sentences = _preview(account) if account.is_preview else _narration(account)
+    joiner = "" if reader().language == "zh" else " "
+    return joiner.join(sentences)
+
+
+def _localized_param(name: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        return number(value) if isinstance(value, int) else value
+    if value in {card.word for card in Card}:
+        return card_label(Card.from_word(value))
+    if name == "choices":
+        return format_list(value.split(" or "), style="or", locale=reader().locale)
+    return value
+
+
+def error_text(error: Exception) -> str:
+    """A rule's refusal in the reader's language; other errors keep their own text."""
+    if not isinstance(error, MoveError) or error.code not in MESSAGES:
+        return str(error)
+    params = {k: _localized_param(k, v) for k, v in error.params.items()}
+    template = _(MESSAGES[error.code])
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):  # a broken translation: fall back to English
+        return MESSAGES[error.code].format(**params)
