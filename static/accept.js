@@ -9,6 +9,8 @@
     return ("0" + b.toString(16)).slice(-2);
   }).join("");
   var status = document.getElementById("entropy-status");
-  if (status) status.textContent = "Your browser made your 32 random bytes: " +
-    field.value.slice(0, 16) + "… (you may add words of your own too; the bytes are used).";
+  // The sentence comes from the page, in the reader's language, with {start} to fill in.
+  if (status && status.dataset.made) {
+    status.textContent = status.dataset.made.replace("{start}", field.value.slice(0, 16));
+  }
 })();

@@ -29,7 +29,7 @@
   function stop() {
     if (timer !== null) { clearInterval(timer); timer = null; }
     var b = document.getElementById("play");
-    if (b) b.textContent = "▶ Play";
+    if (b) b.textContent = "▶ " + (b.dataset.play || "Play");
   }
 
   function play() {
@@ -41,7 +41,7 @@
       go(r.dataset.next, true);
     }, Number(speed ? speed.value : 1000));
     var b = document.getElementById("play");
-    if (b) b.textContent = "⏸ Pause";
+    if (b) b.textContent = "⏸ " + (b.dataset.pause || "Pause");
   }
 
   function toggleHelp(show) {

@@ -7,6 +7,19 @@
   if (!input) return;
   var order = ["diamond", "gold", "silver", "cloth", "spice", "leather", "camel"];
   var selected = [];
+  // How the reader's language writes moves (pbem.i18n.notation), from the page.
+  var words = { spelled: { take: "take {card}", camels: "camels",
+                           exchange: "exchange {taken} for {given}", sell: "sell {count} {card}" },
+                names: {}, digits: "0123456789" };
+  var data = document.getElementById("notation");
+  if (data) { try { words = JSON.parse(data.textContent); } catch (e) { /* keep English */ } }
+  function name(card) { return words.names[card] || card; }
+  function digits(n) {
+    return String(n).replace(/[0-9]/g, function (d) { return words.digits.charAt(+d); });
+  }
+  function write(kind, slots) {
+    return words.spelled[kind].replace(/\{(\w+)\}/g, function (_, key) { return slots[key]; });
+  }
 
   function byOrder(a, b) { return order.indexOf(a) - order.indexOf(b); }
   function cardsOf(where) {
@@ -18,14 +31,15 @@
     var given = hand.concat(herd).sort(byOrder);
     if (market.length === 0 && herd.length === 0 && hand.length > 0) {
       var kinds = hand.filter(function (c, i) { return hand.indexOf(c) === i; });
-      return kinds.length === 1 ? "sell " + hand.length + " " + hand[0] : "";
+      return kinds.length === 1 ? write("sell", { count: digits(hand.length), card: name(hand[0]) }) : "";
     }
-    if (market.indexOf("camel") >= 0) return "camels";
-    if (market.length === 1 && given.length === 0) return "take " + market[0];
+    if (market.indexOf("camel") >= 0) return write("camels", {});
+    if (market.length === 1 && given.length === 0) return write("take", { card: name(market[0]) });
     if (market.length >= 1 && given.length >= 1) {
-      return "exchange " + market.join(" ") + " for " + given.join(" ");
+      return write("exchange", { taken: market.map(name).join(" "), given: given.map(name).join(" ") });
     }
-    return market.length ? "take " + market.join(" ") : "";
+    // several market cards and nothing given yet: the preview will ask what goes back
+    return market.length ? write("take", { card: market.map(name).join(" ") }) : "";
   }
   function toggle(el) {
     var i = selected.indexOf(el);

@@ -11,6 +11,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from ..i18n import install_gettext
 from ..present import register_filters
 from ..resources import resource_dir
 
@@ -26,6 +27,8 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     register_filters(env)
+    install_gettext(env)
+    env.policies["ext.i18n.trimmed"] = True
     return env
 
 

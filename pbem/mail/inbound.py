@@ -14,6 +14,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
+from typing import Any
+
+from ..i18n import lazy_gettext as _l
 
 #: Lines that start the quoted original in common mail clients.
 _QUOTE_HEADERS = (
@@ -37,7 +40,7 @@ class Inbound:
     recipients: tuple[str, ...]
     subject: str
     text: str | None
-    problem: str | None  # why the mail cannot be read as a reply, in plain words
+    problem: Any  # why the mail cannot be read as a reply, in plain words (lazy: translated)
 
 
 class _Text(HTMLParser):
@@ -99,13 +102,16 @@ def parse_inbound(
     recipients = tuple(dict.fromkeys(clean(a) for a in [*envelope_rcpts, *header_rcpts]))
     subject = clean(str(msg.get("Subject") or ""))[:300]
 
-    def unreadable(problem: str) -> Inbound:
+    def unreadable(problem: Any) -> Inbound:
         return Inbound(message_id, sender, recipients, subject, None, problem)
 
     if len(raw) > max_bytes:
         return unreadable(
-            f"the mail is larger than {max_bytes // 1024} KB: send just the "
-            "move, as plain text, without attachments"
+            _l(
+                "the mail is larger than %(size)s KB: send just the "
+                "move, as plain text, without attachments",
+                size=max_bytes // 1024,
+            )
         )
     try:
         body = msg.get_body(preferencelist=("plain", "html"))
@@ -117,7 +123,7 @@ def parse_inbound(
     if isinstance(text, str):
         text = clean(text)
     if not isinstance(text, str) or not text.strip():
-        return unreadable("the mail has no text in it: write the move as plain text")
+        return unreadable(_l("the mail has no text in it: write the move as plain text"))
     return Inbound(message_id, sender, recipients, subject, text, None)
 
 

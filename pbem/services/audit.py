@@ -18,6 +18,7 @@ from .. import engine as jaipur
 from ..clock import as_utc, iso
 from ..engine import MATCH_ACTIONS
 from ..engine.record import verify_chain
+from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game
 from .env import Env
 from .errors import NotFound
@@ -49,7 +50,7 @@ class Audit:
     hash: str
     position_hash: str | None
     chain_ok: bool
-    chain_detail: str
+    chain_detail: Any  # lazy text when the chain holds
     commitment: str
     seed: str | None
     finished: bool
@@ -58,7 +59,7 @@ class Audit:
     before: jaipur.SeatView | None  # the position as the mover saw it, when it may be shown
     alternatives: list[str] | None
     access: list[Access]
-    hidden_reason: str | None
+    hidden_reason: Any
     #: After the end, for a game dealt from player entropy: how the seed follows.
     server_seed: str | None = None
     contributions: tuple[str, str] | None = None
@@ -104,7 +105,7 @@ def _access_rows(
 
 def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | None) -> Audit:
     if not 1 <= n <= replay.last:
-        raise NotFound(f"This game has moves 1 to {replay.last}.")
+        raise NotFound(_l("This game has moves 1 to %(last)s.", last=replay.last))
     step = replay.all_steps[n - 1]
     entry = replay.moves[n - 1]
     chain_broken, chain_detail = verify_chain(game.commitment, replay.moves[:n])
@@ -118,7 +119,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         if not isinstance(jaipur.parse_move(entry.move), MATCH_ACTIONS):
             alternatives = [str(m) for m in before_state.legal_moves()]
     else:
-        hidden = (
+        hidden = _l(
             "what the other player held, could have played and how they used their "
             "link is shown to both players when the game ends"
         )
@@ -133,7 +134,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         hash=entry.hash or "",
         position_hash=entry.position,
         chain_ok=chain_broken is None,
-        chain_detail=chain_detail or f"the chain holds from the commitment to move {n}",
+        chain_detail=chain_detail or _l("the chain holds from the commitment to move %(n)s", n=n),
         commitment=game.commitment,
         seed=game.seed if open_all else None,
         finished=open_all,

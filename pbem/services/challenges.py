@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from ..i18n import lazy_gettext as _l
 from ..store.models import Challenge, Game, Player
 from . import games
 from .env import Env
@@ -38,7 +39,7 @@ def post(
     env: Env, player_id: int, *, days_per_move: int | None, starter: str, note: str | None
 ) -> str:
     if starter not in STARTERS:
-        raise BadRequest("Who starts: random, you, or your opponent.")
+        raise BadRequest(_l("Who starts: random, you, or your opponent."))
     games.GameClock(days_per_move=days_per_move).check()
     with env.db.write() as session:
         player = session.get(Player, player_id)
@@ -89,16 +90,16 @@ def accept(env: Env, challenge_id: str, player_id: int, contribution: bytes | No
             select(Challenge).where(Challenge.public_id == challenge_id)
         ).one_or_none()
         if challenge is None:
-            raise NotFound("There is no such challenge.")
+            raise NotFound(_l("There is no such challenge."))
         if challenge.player_id == player_id:
-            raise BadRequest("That is your own challenge.")
+            raise BadRequest(_l("That is your own challenge."))
         taken = session.execute(
             update(Challenge)
             .where(Challenge.id == challenge.id, Challenge.status == "open")
             .values(status="accepted", accepted_by=player_id)
         )
         if taken.rowcount != 1:
-            raise Conflict("Someone else accepted this challenge first.")
+            raise Conflict(_l("Someone else accepted this challenge first."))
         by = session.get(Player, challenge.player_id)
         me = session.get(Player, player_id)
         assert by is not None and me is not None
@@ -106,7 +107,10 @@ def accept(env: Env, challenge_id: str, player_id: int, contribution: bytes | No
         days = challenge.days_per_move
     created = games.create_game(
         env,
-        (games.PlayerIn(by.display_name, by.email), games.PlayerIn(me.display_name, me.email)),
+        (
+            games.PlayerIn(by.display_name, by.email, by.language, by.timezone),
+            games.PlayerIn(me.display_name, me.email, me.language, me.timezone),
+        ),
         first_player=first,
         clock=games.GameClock(days_per_move=days),
         await_players=True,
@@ -133,7 +137,7 @@ def withdraw(env: Env, challenge_id: str, player_id: int) -> None:
             .values(status="withdrawn")
         )
         if done.rowcount != 1:
-            raise NotFound("There is no open challenge of yours with that id.")
+            raise NotFound(_l("There is no open challenge of yours with that id."))
 
 
 def rematch(env: Env, token: str, contribution: bytes | None, client: Client) -> str:
@@ -142,11 +146,11 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         game, seat = authenticate(env, session, token)
         match = state_of(env, game, log_rows(session, game))
         if not match.is_over:
-            raise BadRequest("A rematch can be asked for once the game is over.")
+            raise BadRequest(_l("A rematch can be asked for once the game is over."))
         existing = session.scalars(select(Game).where(Game.rematch_of == game.id)).one_or_none()
         if existing is not None:
             return existing.public_id
-        players = tuple(games.PlayerIn(s.name, s.email) for s in game.seats)
+        players = tuple(games.PlayerIn(s.name, s.email, s.language, s.timezone) for s in game.seats)
         first = 1 - match.first_player
         old_id, clock = (
             game.id,

@@ -1,25 +1,49 @@
 """Errors of the use cases, each with the HTTP status the web layer answers with.
 
 Messages are for players: they say what went wrong and what to do, and a
-refused link says nothing about the game it claims to open.
+refused link says nothing about the game it claims to open. They are lazy
+(``pbem.i18n.lazy_gettext``): the text is chosen when it is shown, in the
+language of whoever reads it; ``english`` is for logs and audits.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from babel.support import LazyProxy
+
+from ..i18n import lazy_gettext as _l
+from ..i18n import use_reader
+from ..i18n.words import error_text
 
 
 class ServiceError(Exception):
     status = 400
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: Any) -> None:
         super().__init__(message)
-        self.message = message
+        self.text = message
+
+    @property
+    def message(self) -> str:
+        """The text in the current reader's language."""
+        return str(self.text)
+
+    @property
+    def english(self) -> str:
+        """The text for logs, audits and operators."""
+        with use_reader("en"):
+            return self.message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class BadRequest(ServiceError):
     status = 400
 
 
-BAD_LINK = (
+BAD_LINK = _l(
     "This link is not valid. It may have been replaced by a newer one: use the link "
     "in your latest email, or ask for your link again on the game's page."
 )
@@ -28,7 +52,7 @@ BAD_LINK = (
 class Forbidden(ServiceError):
     status = 403
 
-    def __init__(self, message: str = BAD_LINK) -> None:
+    def __init__(self, message: Any = BAD_LINK) -> None:
         super().__init__(message)
 
 
@@ -48,7 +72,7 @@ class MoveRefused(ServiceError):
     status = 422
 
     def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
+        super().__init__(LazyProxy(error_text, error, enable_cache=False))
         self.error = error
 
 
@@ -59,9 +83,11 @@ class RateLimited(ServiceError):
 class NotStarted(Conflict):
     def __init__(self) -> None:
         super().__init__(
-            "The game has not started yet: it is dealt as soon as both players "
-            "have accepted it through their links."
+            _l(
+                "The game has not started yet: it is dealt as soon as both players "
+                "have accepted it through their links."
+            )
         )
 
 
-MOVED_ON = "The game has moved on since you loaded this page: here is the current position."
+MOVED_ON = _l("The game has moved on since you loaded this page: here is the current position.")

@@ -19,6 +19,8 @@ from .. import engine as jaipur
 from ..clock import as_utc
 from ..engine import rng
 from ..engine.record import ENGINE, RULES
+from ..i18n import Reader, known_language, known_timezone
+from ..i18n import lazy_gettext as _l
 from ..store.models import Game, MoveRow, Seat
 from . import notify
 from .deadlines import TurnClock, turn_clock
@@ -44,6 +46,9 @@ EMAIL = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 class PlayerIn:
     name: str
     email: str
+    #: The seat's language and time zone; None takes the player's saved choice.
+    language: str | None = None
+    timezone: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,7 @@ class SeatPage:
     vacation_left: float  # days
     mail_mode: str
     can_claim: bool
+    reader: Reader  #: the seat's language and time zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +110,16 @@ class GameSummary:
 # ------------------------------------------------------------------ helpers
 
 
-def _clean_player(player: PlayerIn, which: str) -> PlayerIn:
+def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
     name = " ".join(player.name.split())
     email = player.email.strip()
     if not 1 <= len(name) <= 80:
-        raise BadRequest(f"{which}: a name of 1 to 80 characters, please")
+        raise BadRequest(_l("%(who)s: a name of 1 to 80 characters, please", who=which))
     if len(email) > 254 or not EMAIL.match(email):
-        raise BadRequest(f"{which}: '{email}' does not look like an email address")
-    return PlayerIn(name, email)
+        raise BadRequest(
+            _l("%(who)s: '%(email)s' does not look like an email address", who=which, email=email)
+        )
+    return PlayerIn(name, email, player.language, player.timezone)
 
 
 def new_public_id() -> str:
@@ -152,15 +160,15 @@ class GameClock:
 
     def check(self) -> GameClock:
         if self.days_per_move is not None and not 1 <= self.days_per_move <= 60:
-            raise BadRequest("days per move: between 1 and 60, or no limit")
+            raise BadRequest(_l("days per move: between 1 and 60, or no limit"))
         if not 1 <= self.reminder_after_hours <= 24 * 30:
-            raise BadRequest("the first reminder comes after 1 hour to 30 days")
+            raise BadRequest(_l("the first reminder comes after 1 hour to 30 days"))
         if not 1 <= self.reminder_every_hours <= 24 * 30:
-            raise BadRequest("reminders repeat every 1 hour to 30 days")
+            raise BadRequest(_l("reminders repeat every 1 hour to 30 days"))
         if self.timeout_action not in ("claim", "wait"):
-            raise BadRequest("after a timeout: the waiting player may claim, or the game waits")
+            raise BadRequest(_l("after a timeout: the waiting player may claim, or the game waits"))
         if not 0 <= self.vacation_days <= 60:
-            raise BadRequest("vacation days: 0 to 60")
+            raise BadRequest(_l("vacation days: 0 to 60"))
         return self
 
 
@@ -179,10 +187,10 @@ def create_game(
     committed to: the game is dealt when both players have accepted, each adding
     random bytes of their own (FORMAT.md §1), so not even the server chooses the deal.
     """
-    a = _clean_player(players[0], "First player")
-    b = _clean_player(players[1], "Second player")
+    a = _clean_player(players[0], _l("First player"))
+    b = _clean_player(players[1], _l("Second player"))
     if first_player not in (None, 0, 1):
-        raise BadRequest("the first player is seat 0 or seat 1")
+        raise BadRequest(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
     seed = rng.new_seed()
     now = env.clock.now()
@@ -217,6 +225,8 @@ def create_game(
                     email=p.email,
                     key_version=1,
                     mail_mode=owner.mail_mode,
+                    language=known_language(p.language or owner.language),
+                    timezone=known_timezone(p.timezone or owner.timezone),
                 )
             )
         session.flush()
@@ -240,6 +250,7 @@ class WaitingPage:
     token: str
     accepted: bool
     opponent_accepted: bool
+    reader: Reader  #: the seat's language and time zone
 
 
 def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
@@ -254,20 +265,34 @@ def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
             return raw[:64]
     phrase = (phrase or "").strip()
     if len(phrase) < 4:
-        raise BadRequest("Type a few words of your own (any words): they help shuffle the cards.")
+        raise BadRequest(
+            _l("Type a few words of your own (any words): they help shuffle the cards.")
+        )
     return hashlib.sha256(phrase.encode()).digest()
 
 
-def accept(env: Env, token: str, contribution: bytes, client: Client) -> bool:
-    """Accept the game with this seat's random bytes; True when this deals it."""
+def accept(
+    env: Env,
+    token: str,
+    contribution: bytes,
+    client: Client,
+    *,
+    language: str | None = None,
+    timezone: str | None = None,
+) -> bool:
+    """Accept the game with this seat's random bytes (and its language); True when this deals it."""
     now = env.clock.now()
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
         if game.status != "waiting" or seat.contribution is not None:
-            raise BadRequest("You have accepted this game already.")
+            raise BadRequest(_l("You have accepted this game already."))
         if len(contribution) < rng.MIN_CONTRIBUTION_BYTES:
-            raise BadRequest("Your contribution needs 16 random bytes or more.")
+            raise BadRequest(_l("Your contribution needs 16 random bytes or more."))
         seat.contribution, seat.accepted_at = contribution.hex(), now
+        if language:
+            seat.language = known_language(language)
+        if timezone:
+            seat.timezone = known_timezone(timezone)
         record_access(
             session,
             env,
@@ -326,6 +351,7 @@ def seat_page(
                 token,
                 seat.contribution is not None,
                 game.seats[1 - seat.seat].contribution is not None,
+                Reader(seat.language, seat.timezone),
             )
         log = played(env, session, game)
         note_use(session, env, game, seat, action, client, seen_n=log.n)
@@ -346,6 +372,7 @@ def seat_page(
             vacation_left=vacation_left(game, seat),
             mail_mode=seat.mail_mode,
             can_claim=match.overdue == 1 - seat.seat and game.timeout_action == "claim",
+            reader=Reader(seat.language, seat.timezone),
         )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ..i18n import Reader
 from ..store.models import Game, Seat
 from . import notify
 from .deadlines import reminders_due, turn_clock
@@ -114,7 +115,14 @@ def send_digests(env: Env) -> int:
                 continue
             clock = current_clock(game, rows, match, now)
             person = waiting.setdefault(
-                seat.email.casefold(), {"email": seat.email, "name": seat.name, "entries": []}
+                seat.email.casefold(),
+                {
+                    "email": seat.email,
+                    "name": seat.name,
+                    "entries": [],
+                    # the digest is in the language of the first waiting seat of the address
+                    "reader": Reader(seat.language, seat.timezone),
+                },
             )
             person["entries"].append(
                 {
@@ -129,6 +137,12 @@ def send_digests(env: Env) -> int:
     for person in waiting.values():
         with env.db.write() as session:
             sent += notify.digest(
-                session, env, person["email"], person["name"], person["entries"], day
+                session,
+                env,
+                person["email"],
+                person["name"],
+                person["entries"],
+                day,
+                person["reader"],
             )
     return sent

@@ -15,6 +15,7 @@ from .. import engine as jaipur
 from ..clock import iso
 from ..engine import Match
 from ..engine.record import LoggedMove
+from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game, MoveRow, Seat
 from .env import Env
 from .errors import Forbidden, NotFound, NotStarted
@@ -38,7 +39,7 @@ def game_row(session: Session, public_id: str, *, lock: bool = False) -> Game:
         query = query.with_for_update()
     game = session.scalars(query).one_or_none()
     if game is None:
-        raise NotFound("There is no game with that id.")
+        raise NotFound(_l("There is no game with that id."))
     return game
 
 

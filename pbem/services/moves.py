@@ -20,7 +20,9 @@ from sqlalchemy.orm import Session
 from .. import engine as jaipur
 from ..clock import iso
 from ..engine import Claim, MoveError, Resign, Timeout
-from ..engine.explain import narrate, preview
+from ..engine.explain import Account, narrate, preview
+from ..i18n import lazy_gettext as _l
+from ..i18n.notation import parse as parse_in
 from ..store.models import Game, MoveRow, Seat
 from . import notify, ratings
 from .env import Env
@@ -48,7 +50,7 @@ class MoveDone:
     n: int
     move: str
     hash: str
-    words: str
+    words: Account
     game_over: bool
     to_move: int | None = None  # who moves next (None once the game is over)
 
@@ -56,12 +58,13 @@ class MoveDone:
 @dataclass(frozen=True, slots=True)
 class Preview:
     move: str
-    words: str
+    words: Account
 
 
-def _parse(text: str) -> jaipur.Move:
+def _parse(text: str, language: str) -> jaipur.Move:
+    """The move typed in the seat's language (the canonical English notation always works)."""
     try:
-        return jaipur.parse_move(text)
+        return parse_in(text, language)
     except MoveError as exc:
         raise MoveRefused(exc) from None
 
@@ -80,7 +83,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             log = played(env, session, game)
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
-            move = _parse(text)
+            move = _parse(text, seat.language)
             _check_policy(game, move)
             try:
                 words = preview(log.match, move, seat.seat)
@@ -94,7 +97,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             env.links.open_seat(token),
             "refused-preview",
             client,
-            f"{text!r}: {exc.message}",
+            f"{text!r}: {exc.english}",
             expected_n - 1,
         )
         raise
@@ -137,11 +140,11 @@ def _submit(
             expected_n,
             client,
             source,
-            lambda: _parse(text),
+            lambda seat: _parse(text, seat.language),
             clean_message(message),
         )
     except (MoveRefused, Conflict) as exc:
-        record_refusal(env, claim, "refused", client, f"{text!r}: {exc.message}", expected_n - 1)
+        record_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
         raise
 
 
@@ -154,7 +157,7 @@ def resign(
         expected_n,
         client,
         source,
-        Resign,
+        lambda _seat: Resign(),
         None,
     )
 
@@ -167,7 +170,7 @@ def claim_win(env: Env, token: str, expected_n: int, client: Client) -> MoveDone
         expected_n,
         client,
         "web",
-        Claim,
+        lambda _seat: Claim(),
         None,
     )
 
@@ -185,7 +188,13 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
 
     try:
         return _append(
-            env, opener, expected_n, Client(user_agent="pbem scheduler"), "timeout", Timeout, None
+            env,
+            opener,
+            expected_n,
+            Client(user_agent="pbem scheduler"),
+            "timeout",
+            lambda _seat: Timeout(),
+            None,
         )
     except (Conflict, MoveRefused):
         return None  # the seat moved meanwhile, or the timeout is logged already
@@ -193,7 +202,7 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
 
 def _check_policy(game: Game, move: jaipur.Move) -> None:
     if isinstance(move, Claim) and game.timeout_action != "claim":
-        raise ServiceError("In this game a timeout does not give a win: the game waits.")
+        raise ServiceError(_l("In this game a timeout does not give a win: the game waits."))
 
 
 def _append(
@@ -202,7 +211,7 @@ def _append(
     expected_n: int,
     client: Client,
     source: str,
-    make_move: Callable[[], jaipur.Move],
+    make_move: Callable[[Seat], jaipur.Move],
     message: str | None,
 ) -> MoveDone:
     now = env.clock.now()
@@ -214,7 +223,7 @@ def _append(
             if expected_n != n:
                 raise Conflict(MOVED_ON)
             before = log.match
-            move = make_move()
+            move = make_move(seat)
             _check_policy(game, move)
             try:
                 after = before.apply(move, seat.seat)

@@ -16,6 +16,9 @@ from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
 from ..engine import Match
+from ..engine.explain import Account
+from ..i18n import Reader, gettext, ngettext, use_reader
+from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
 from ..store.models import Game
 from .env import Env
@@ -29,7 +32,7 @@ class Moved:
     n: int
     move: str
     hash: str
-    words: str
+    words: Account
     message: str | None
     after: Match
     round_ended: jaipur.RoundResult | None
@@ -57,14 +60,18 @@ def _queue(
     game: Game,
     seat: int,
     kind: str,
-    subject: str,
+    subject: Any,
     *,
     reply_n: int | None = None,
     dedupe: str | None = None,
     message_id: str | None = None,
     **context: Any,
 ) -> bool:
-    """Render and queue one mail to a seat; False if its dedupe key was queued before."""
+    """Render and queue one mail to a seat, in its language; False if queued before (dedupe).
+
+    ``subject`` and any lazy text in ``context`` are resolved here, for the recipient:
+    a mail written during the other player's request is in the recipient's language.
+    """
     names = (game.seats[0].name, game.seats[1].name)
     headers: dict[str, str] = {}
     if reply_n is not None:
@@ -81,7 +88,10 @@ def _queue(
         now=env.clock.now(),
     )
     context.setdefault("reply_to", None)
-    text, html = compose.render(kind, **context)
+    to_seat = game.seats[seat]
+    with use_reader(to_seat.language, to_seat.timezone):
+        text, html = compose.render(kind, **context)
+        subject = str(subject)
     root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
     if message_id is None:
         headers.update({"In-Reply-To": root, "References": root})
@@ -114,11 +124,11 @@ def invitation(
         game,
         seat,
         "invitation",
-        f"Jaipur vs {opponent} — a new game",
+        _l("Jaipur vs %(opponent)s — a new game", opponent=opponent),
         link=env.seat_url(token),
         waiting=match is None,
         view=jaipur.seat_view(match, seat) if match is not None else None,
-        starts="You move first." if starts else f"{opponent} moves first.",
+        starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
         reply_n=1 if starts else None,
         message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
     )
@@ -134,7 +144,9 @@ def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> No
         game,
         seat,
         "dealt",
-        f"Jaipur vs {opponent} — the cards are dealt" + (": your turn (move 1)" if starts else ""),
+        _l("Jaipur vs %(opponent)s — the cards are dealt: your turn (move 1)", opponent=opponent)
+        if starts
+        else _l("Jaipur vs %(opponent)s — the cards are dealt", opponent=opponent),
         view=jaipur.seat_view(match, seat),
         starts=starts,
         contributions=[s.contribution for s in game.seats],
@@ -166,7 +178,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     )
     if after.is_over:
         for seat in _mailed(game):
-            subject = f"Jaipur vs {names[1 - seat]} — game over"
+            subject = _l("Jaipur vs %(opponent)s — game over", opponent=names[1 - seat])
             _queue(
                 session,
                 env,
@@ -192,7 +204,11 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
                 game,
                 seat,
                 "timeout",
-                f"Jaipur vs {names[1 - seat]} — time ran out (move {moved.n + 1})",
+                _l(
+                    "Jaipur vs %(opponent)s — time ran out (move %(n)s)",
+                    opponent=names[1 - seat],
+                    n=moved.n + 1,
+                ),
                 late=seat == to_move,
                 can_claim=can_claim,
                 reply_n=moved.n + 1 if seat == to_move or can_claim else None,
@@ -206,7 +222,11 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
             game,
             to_move,
             "your_turn",
-            f"Jaipur vs {names[waiting]} — your turn (move {moved.n + 1})",
+            _l(
+                "Jaipur vs %(opponent)s — your turn (move %(n)s)",
+                opponent=names[waiting],
+                n=moved.n + 1,
+            ),
             view=jaipur.seat_view(after, to_move),
             reply_n=moved.n + 1,
             **common,
@@ -218,7 +238,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
             game,
             waiting,
             "receipt",
-            f"Jaipur vs {names[to_move]} — move {moved.n} recorded",
+            _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=names[to_move], n=moved.n),
             mine=waiting == moved.seat,
             **common,
         )
@@ -227,7 +247,9 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:
     opponent = game.seats[1 - seat].name
     subject = (
-        f"Jaipur vs {opponent} — your new link" if reissued else f"Jaipur vs {opponent} — your link"
+        _l("Jaipur vs %(opponent)s — your new link", opponent=opponent)
+        if reissued
+        else _l("Jaipur vs %(opponent)s — your link", opponent=opponent)
     )
     _queue(session, env, game, seat, "link", subject, link=env.seat_url(token), reissued=reissued)
 
@@ -251,7 +273,11 @@ def reminder(
         game,
         seat,
         "reminder",
-        f"Jaipur vs {game.seats[1 - seat].name} — reminder: your move ({turn_n})",
+        _l(
+            "Jaipur vs %(opponent)s — reminder: your move (%(n)s)",
+            opponent=game.seats[1 - seat].name,
+            n=turn_n,
+        ),
         dedupe=f"reminder:{game.id}:{turn_n}:{k}",
         reply_n=next_n,
         deadline=deadline,
@@ -276,7 +302,11 @@ def deadline_warning(
         game,
         seat,
         "deadline_warning",
-        f"Jaipur vs {game.seats[1 - seat].name} — your time runs out soon (move {turn_n})",
+        _l(
+            "Jaipur vs %(opponent)s — your time runs out soon (move %(n)s)",
+            opponent=game.seats[1 - seat].name,
+            n=turn_n,
+        ),
         dedupe=f"warning:{game.id}:{turn_n}",
         reply_n=next_n,
         deadline=deadline,
@@ -284,19 +314,31 @@ def deadline_warning(
 
 
 def digest(
-    session: Session, env: Env, email: str, name: str, entries: list[dict[str, Any]], day: str
+    session: Session,
+    env: Env,
+    email: str,
+    name: str,
+    entries: list[dict[str, Any]],
+    day: str,
+    reader: Reader,
 ) -> bool:
     """One mail listing every game that waits for this address's move (no per-turn mail)."""
     context = dict(me=name, entries=entries, day=day, now=env.clock.now())
-    text, html = compose.render("digest", **context)
     count = len(entries)
+    with use_reader(reader.language, reader.timezone):
+        text, html = compose.render("digest", **context)
+        subject = ngettext(
+            "Jaipur: %(num)s game waiting for your move",
+            "Jaipur: %(num)s games waiting for your move",
+            count,
+        )
     return outbox.queue(
         session,
         now=env.clock.now(),
         mail_from=env.config.mail_from,
         kind="digest",
         to=f"{name} <{email}>",
-        subject=f"Jaipur: {count} game{'s' if count != 1 else ''} waiting for your move",
+        subject=subject,
         text=text,
         html=html,
         dedupe_key=f"digest:{email.casefold()}:{day}",
@@ -309,11 +351,12 @@ def refusal(
     to: str,
     *,
     read: str,
-    reason: str,
+    reason: Any,
     examples: list[str],
     game: Game | None = None,
     seat: int | None = None,
     in_reply_to: str | None = None,
+    reader: Reader | None = None,
 ) -> None:
     """The answer to a reply that recorded nothing: what was read, why, what would work."""
     context = dict(
@@ -323,7 +366,10 @@ def refusal(
         now=env.clock.now(),
         link=seat_link(env, game, seat) if game is not None and seat is not None else None,
     )
-    text, html = compose.render("refusal", **context)
+    reader = reader or Reader()
+    with use_reader(reader.language, reader.timezone):
+        text, html = compose.render("refusal", **context)
+        subject = gettext("Jaipur: your move was not recorded")
     headers = {}
     if in_reply_to:
         headers = {"In-Reply-To": in_reply_to, "References": in_reply_to}
@@ -333,7 +379,7 @@ def refusal(
         mail_from=env.config.mail_from,
         kind="refusal",
         to=to,
-        subject="Jaipur: your move was not recorded",
+        subject=subject,
         text=text,
         html=html,
         game_id=game.id if game is not None else None,

@@ -18,6 +18,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ..clock import as_utc
+from ..i18n import LANGUAGES, Reader, known_timezone, reader, use_reader
+from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
 from ..store.models import AccessLog, Player, SignInLink
 from .env import Env
@@ -100,7 +102,7 @@ def _rate_limit(session: Session, env: Env, email: str, client: Client) -> bool:
         )
         >= limit
     ):
-        raise RateLimited("Too many sign-in requests from here; try again in a few minutes.")
+        raise RateLimited(_l("Too many sign-in requests from here; try again in a few minutes."))
     limit, window = LINKS_PER_ADDRESS
     return (
         session.scalar(
@@ -112,8 +114,20 @@ def _rate_limit(session: Session, env: Env, email: str, client: Client) -> bool:
     )
 
 
-def _mail(session: Session, env: Env, kind: str, to: str, subject: str, **context: Any) -> None:
-    text, html = compose.render(kind, now=env.clock.now(), **context)
+def _mail(
+    session: Session,
+    env: Env,
+    kind: str,
+    to: str,
+    subject: Any,
+    player: Player | None,
+    **context: Any,
+) -> None:
+    """A mail to a person: in their saved language, or the language they are browsing in."""
+    chosen = reader() if player is None else Reader(player.language, player.timezone)
+    with use_reader(chosen.language, chosen.timezone):
+        text, html = compose.render(kind, now=env.clock.now(), **context)
+        subject = str(subject)
     outbox.queue(
         session,
         now=env.clock.now(),
@@ -130,7 +144,7 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     """Mail a one-time sign-in link to ``email`` if it can play; the caller learns nothing."""
     key = normal_email(email)
     if not EMAIL.match(key) or len(key) > 254:
-        raise BadRequest(f"'{email}' does not look like an email address.")
+        raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
     with env.db.write() as session:
         may_send = _rate_limit(session, env, key, client)
         player = session.scalars(select(Player).where(Player.email == key)).one_or_none()
@@ -143,7 +157,8 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
             env,
             "sign_in",
             key,
-            "Jaipur by mail — your sign-in link",
+            _l("Jaipur by mail — your sign-in link"),
+            player,
             link=f"{env.config.base_url}/signin/{token}",
         )
 
@@ -155,8 +170,10 @@ def _link(session: Session, token: str, now: datetime, *, lock: bool = False) ->
     link = session.scalars(query.with_for_update() if lock else query).one_or_none()
     if link is None or link.used_at is not None or as_utc(link.expires_at) <= now:
         raise Forbidden(
-            "This link is not valid any more: sign-in links work once, for 30 "
-            "minutes. Ask for a new one."
+            _l(
+                "This link is not valid any more: sign-in links work once, for 30 "
+                "minutes. Ask for a new one."
+            )
         )
     return link
 
@@ -184,7 +201,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
             .values(used_at=now)
         )
         if used.rowcount != 1:  # another request used it first
-            raise Forbidden("This link has been used already.")
+            raise Forbidden(_l("This link has been used already."))
         if link.purpose == "change-email":
             player = session.get(Player, link.player_id)
             assert player is not None and link.new_email is not None
@@ -205,7 +222,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
 def _move_address(session: Session, player: Player, new_email: str) -> None:
     taken = session.scalars(select(Player).where(Player.email == new_email)).one_or_none()
     if taken is not None and taken.id != player.id:
-        raise BadRequest("That address belongs to another player already.")
+        raise BadRequest(_l("That address belongs to another player already."))
     for seat in seats_of(session, player):
         seat.email = new_email
     player.email = new_email
@@ -233,13 +250,13 @@ def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
 def request_email_change(env: Env, player_id: int, new_email: str, client: Client) -> None:
     key = normal_email(new_email)
     if not EMAIL.match(key):
-        raise BadRequest(f"'{new_email}' does not look like an email address.")
+        raise BadRequest(_l("'%(email)s' does not look like an email address.", email=new_email))
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
         if session.scalars(select(Player).where(Player.email == key)).one_or_none():
-            raise BadRequest("That address belongs to another player already.")
+            raise BadRequest(_l("That address belongs to another player already."))
         if not _rate_limit(session, env, key, client):
             return
         token = _issue(session, env, "change-email", key, client, player, new_email=key)
@@ -249,7 +266,8 @@ def request_email_change(env: Env, player_id: int, new_email: str, client: Clien
             env,
             "change_email",
             key,
-            "Jaipur by mail — confirm your new address",
+            _l("Jaipur by mail — confirm your new address"),
+            player,
             link=f"{env.config.base_url}/signin/{token}",
             name=player.display_name,
         )
@@ -269,7 +287,7 @@ class MyGame:
     last_move: str | None
     last_at: datetime
     deadline: datetime | None
-    result: str | None
+    result: Any  # lazy text: "won 2–1 on time"
     link: str
 
 
@@ -315,16 +333,11 @@ def my_games(env: Env, player_id: int) -> MyGames:
             clock = current_clock(game, rows, match, now)
             result = None
             if match.is_over:
-                how = (
-                    " by resignation"
-                    if match.resigned is not None
-                    else (" on time" if match.claimed is not None else "")
-                )
-                result = (
-                    f"won {match.seals[seat.seat]}–{match.seals[1 - seat.seat]}{how}"
-                    if match.winner == seat.seat
-                    else f"lost {match.seals[seat.seat]}–{match.seals[1 - seat.seat]}{how}"
-                )
+                how = "resigned" if match.resigned is not None else None
+                how = "time" if how is None and match.claimed is not None else how
+                won = "won" if match.winner == seat.seat else "lost"
+                score = dict(mine=match.seals[seat.seat], theirs=match.seals[1 - seat.seat])
+                result = RESULTS[won, how](**score)
             out.append(
                 MyGame(
                     game.public_id,
@@ -368,19 +381,24 @@ def update_settings(
     """Name, language, time zone, and how mail comes: applied to every seat of the player."""
     name = " ".join(name.split())
     if not 1 <= len(name) <= 80:
-        raise BadRequest("A display name of 1 to 80 characters, please.")
+        raise BadRequest(_l("A display name of 1 to 80 characters, please."))
     if mail_mode not in MAIL_MODES:
         raise BadRequest(
-            "Choose how you want mail: every move, a daily digest, or only invitations."
+            _l("Choose how you want mail: every move, a daily digest, or only invitations.")
         )
+    if language not in LANGUAGES:
+        raise BadRequest(_l("Choose one of the languages offered."))
+    if known_timezone(timezone) != timezone:
+        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
         player.display_name, player.mail_mode = name, mail_mode
-        player.language, player.timezone = language[:8] or "en", timezone[:64] or "UTC"
+        player.language, player.timezone = language, timezone
         for seat in seats_of(session, player):
             seat.mail_mode = mail_mode
+            seat.language, seat.timezone = language, timezone
             if seat.game.status != "finished":
                 seat.name = name
         _log(session, env, player, "settings", client)
@@ -430,6 +448,16 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         return len(seats)
 
 
+#: A finished game's result as its player reads it, by (won or lost, how it ended).
+RESULTS: dict[tuple[str, str | None], Any] = {
+    ("won", None): lambda **k: _l("won %(mine)s–%(theirs)s", **k),
+    ("lost", None): lambda **k: _l("lost %(mine)s–%(theirs)s", **k),
+    ("won", "resigned"): lambda **k: _l("won %(mine)s–%(theirs)s by resignation", **k),
+    ("lost", "resigned"): lambda **k: _l("lost %(mine)s–%(theirs)s by resignation", **k),
+    ("won", "time"): lambda **k: _l("won %(mine)s–%(theirs)s on time", **k),
+    ("lost", "time"): lambda **k: _l("lost %(mine)s–%(theirs)s on time", **k),
+}
+
 # ------------------------------------------------------------------ public pages
 
 
@@ -446,7 +474,7 @@ def public_player(env: Env, public_id: str) -> PlayerPage:
     with env.db.read() as session:
         player = session.scalars(select(Player).where(Player.public_id == public_id)).one_or_none()
         if player is None or player.erased_at is not None:
-            raise NotFound("There is no such player.")
+            raise NotFound(_l("There is no such player."))
         player_id = player.id
     games = my_games(env, player_id)
 

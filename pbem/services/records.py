@@ -11,6 +11,7 @@ from .. import engine as jaipur
 from ..clock import iso
 from ..engine import Match
 from ..engine.record import LoggedMove, Record, Verification
+from ..i18n import lazy_gettext as _l
 from ..store.models import Game, MoveRow
 from .env import Env
 from .errors import BadRequest, Forbidden, NotStarted
@@ -29,7 +30,7 @@ def export_record(
         elif public_id is not None:
             game, seat = game_row(session, public_id), None
         else:
-            raise BadRequest("name a game or a seat")
+            raise BadRequest(_l("name a game or a seat"))
         rows = log_rows(session, game)
         match = state_of(env, game, rows)
         if seat is not None:
@@ -46,7 +47,7 @@ def export_record(
         if match.is_over:
             return full_record(game, rows, match).to_json()
         if seat is None:
-            raise Forbidden("The record is published when the game ends.")
+            raise Forbidden(_l("The record is published when the game ends."))
         record = jaipur.build_record(
             seed=None,
             commitment=game.commitment,

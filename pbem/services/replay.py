@@ -14,10 +14,14 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from babel.support import LazyProxy
+
 from .. import engine as jaipur
 from ..engine import Match, position_json
-from ..engine.explain import narrate
+from ..engine.explain import Account, narrate
 from ..engine.record import LoggedMove
+from ..i18n import lazy_gettext as _l
+from ..i18n.words import error_text
 from .errors import Forbidden, NotFound
 
 ALL = "all"
@@ -31,7 +35,7 @@ class Step:
     seat: int
     name: str
     move: str
-    words: str
+    words: Account
     at: datetime | str | None
     source: str | None
     message: str | None
@@ -91,10 +95,13 @@ class Replay:
         allowed = self.perspectives(viewer_seat)
         if not allowed:
             raise Forbidden(
-                "The replay of a running game is open only to its players, through their own link."
+                _l(
+                    "The replay of a running game is open only to its players, "
+                    "through their own link."
+                )
             )
         if perspective not in allowed:
-            raise Forbidden("While the game runs you can see only your own side of it.")
+            raise Forbidden(_l("While the game runs you can see only your own side of it."))
 
     @cached_property
     def all_steps(self) -> list[Step]:
@@ -137,7 +144,7 @@ class Replay:
     def frame(self, n: int, perspective: str, viewer_seat: int | None = None) -> Frame:
         self.check(perspective, viewer_seat)
         if not 0 <= n <= self.last:
-            raise NotFound(f"This game has moves 0 to {self.last}.")
+            raise NotFound(_l("This game has moves 0 to %(last)s.", last=self.last))
         state = self.states[n]
         step = self.all_steps[n - 1] if n else None
         ended = None
@@ -188,8 +195,10 @@ def from_record(record: jaipur.Record) -> Replay:
     seed = record.seed_bytes
     if seed is None:
         raise Forbidden(
-            "This record has no seed: it is a player's view of a running game, "
-            "which cannot be replayed. Records of finished games can."
+            _l(
+                "This record has no seed: it is a player's view of a running game, "
+                "which cannot be replayed. Records of finished games can."
+            )
         )
     names = ["seat 0", "seat 1"]
     for p in record.players:
@@ -204,7 +213,7 @@ def from_record(record: jaipur.Record) -> Replay:
             [{"at": m.at} for m in record.moves],
         )
     except jaipur.ReplayError as exc:
-        raise NotFound(f"The record does not replay: {exc}") from None
+        raise NotFound(_l("The record does not replay: %(why)s", why=str(exc))) from None
 
 
 def from_game(game: Any, rows: list[Any]) -> Replay:
@@ -230,24 +239,24 @@ class Branch:
 
     n: int
     tried: tuple[str, ...]  # canonical texts of the moves tried, in order
-    words: tuple[str, ...]
+    words: tuple[Account, ...]
     state: Match  # the position after the tried moves
     real: Match  # the position the real game reached as many moves later
     real_steps: tuple[Step, ...]  # what was really played instead
-    error: str | None  # why the next tried move was refused, if one was
+    error: Any  # why the next tried move was refused, if one was (lazy: in the reader's words)
     legal: tuple[str, ...]  # what the player to move could play now in the branch
 
 
 def explore(replay: Replay, n: int, tries: list[str]) -> Branch:
     """Play ``tries`` from step ``n`` of a finished game; nothing of it is stored anywhere."""
     if not replay.finished:
-        raise Forbidden("The what-if explorer opens when the game is over.")
+        raise Forbidden(_l("The what-if explorer opens when the game is over."))
     if not 0 <= n <= replay.last:
-        raise NotFound(f"This game has moves 0 to {replay.last}.")
+        raise NotFound(_l("This game has moves 0 to %(last)s.", last=replay.last))
     state = replay.states[n]
     tried: list[str] = []
-    words: list[str] = []
-    error = None
+    words: list[Account] = []
+    error: Any = None
     for text in tries[:200]:
         try:
             move = jaipur.parse_move(text)
@@ -258,7 +267,7 @@ def explore(replay: Replay, n: int, tries: list[str]) -> Branch:
                 raise jaipur.IllegalMoveError("game_over")
             after = state.apply(move, seat)
         except jaipur.MoveError as exc:
-            error = f"{text!r}: {exc}"
+            error = LazyProxy(lambda t, e: f"{t!r}: {error_text(e)}", text, exc, enable_cache=False)
             break
         words.append(narrate(state, move, seat, replay.names[seat]))
         tried.append(str(move))

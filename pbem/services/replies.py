@@ -9,11 +9,14 @@ moves; nothing is recorded. A mail delivered twice (same Message-ID) is handled 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
+from ..i18n import Reader, use_reader
+from ..i18n import lazy_gettext as _l
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store.models import Game, InboundMail
 from . import moves, notify
@@ -22,7 +25,7 @@ from .errors import ServiceError
 from .links import ReplyClaim
 from .log import Client, log_rows, open_claim, state_of
 
-BAD_ADDRESS = (
+BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "
     "was replaced. Use the newest mail about the game, or your seat page."
 )
@@ -51,7 +54,7 @@ def handle_mail(
     try:
         done = moves.submit_reply(env, claim, line, note, client)
     except ServiceError as exc:
-        reason = BAD_ADDRESS if exc.status == 403 else exc.message
+        reason = BAD_ADDRESS if exc.status == 403 else exc.text
         return _refuse(env, mail, claim if exc.status != 403 else None, line, reason)
     _finish(env, mail.message_id, claim, "accepted", f"move {done.n}: {done.move}")
     return ReplyOutcome("accepted", f"move {done.n}: {done.move}")
@@ -98,12 +101,13 @@ def examples(moves_list: list) -> list[str]:
 
 
 def _refuse(
-    env: Env, mail: Inbound, claim: ReplyClaim | None, line: str, reason: str
+    env: Env, mail: Inbound, claim: ReplyClaim | None, line: str, reason: Any
 ) -> ReplyOutcome:
     """Answer the mail; to the seat's own address when the reply address was genuine."""
     with env.db.write() as session:
         game = seat = None
         to = mail.sender
+        reader = Reader()
         legal: list[str] = []
         if claim is not None:
             try:
@@ -113,6 +117,7 @@ def _refuse(
             else:
                 seat = seat_row.seat
                 to = f"{seat_row.name} <{seat_row.email}>"
+                reader = Reader(seat_row.language, seat_row.timezone)
                 match = state_of(env, game, log_rows(session, game))
                 if match.to_move == seat:
                     legal = examples(match.legal_moves())
@@ -127,6 +132,9 @@ def _refuse(
                 game=game,
                 seat=seat,
                 in_reply_to=mail.message_id,
+                reader=reader,
             )
-    _finish(env, mail.message_id, claim, "refused", f"{line[:200]!r}: {reason}")
-    return ReplyOutcome("refused", reason)
+    with use_reader("en"):  # the inbound log and the outcome are for operators
+        english = str(reason)
+    _finish(env, mail.message_id, claim, "refused", f"{line[:200]!r}: {english}")
+    return ReplyOutcome("refused", english)

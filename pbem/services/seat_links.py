@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
+from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, OutboxMessage
 from . import notify
 from .env import Env
@@ -45,7 +46,9 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
             )
         )
         if client.ip and recent >= limit:
-            raise RateLimited("Too many requests for links from here; try again in a few minutes.")
+            raise RateLimited(
+                _l("Too many requests for links from here; try again in a few minutes.")
+            )
         record_access(session, env, game, None, "link-request", client)
         wanted = email.strip().casefold()
         for seat in game.seats:

@@ -1,4 +1,4 @@
-"""A seat's own settings: being away (the clock stops), and how it wants its mail."""
+"""A seat's own settings: being away (the clock stops), how it wants its mail, its language."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from ..clock import as_utc
+from ..i18n import LANGUAGES, Reader, known_timezone
+from ..i18n import lazy_gettext as _l
 from ..store.models import Seat, Vacation
 from .env import Env
 from .errors import BadRequest
@@ -23,7 +25,9 @@ def set_away(env: Env, token: str, days: float, client: Client) -> None:
         game, seat = authenticate(env, session, token, lock=True)
         left = vacation_left(game, seat)
         if not 0 < days <= left + 1e-9:
-            raise BadRequest(f"You can be away for up to {left:g} more days in this game.")
+            raise BadRequest(
+                _l("You can be away for up to %(days)s more days in this game.", days=f"{left:g}")
+            )
         for v in seat.vacations:  # end a current absence before starting the new one
             if as_utc(v.starts_at) <= now < as_utc(v.ends_at):
                 v.ends_at = now
@@ -56,7 +60,7 @@ def set_mail_mode(
 ) -> int:
     """A mail on every turn, or a daily digest; for this game or every game of this address."""
     if mode not in MAIL_MODES:
-        raise BadRequest("Choose a mail on every turn, or one daily digest.")
+        raise BadRequest(_l("Choose a mail on every turn, or one daily digest."))
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
         seats = [seat]
@@ -75,3 +79,25 @@ def set_mail_mode(
             key_version=seat.key_version,
         )
         return len(seats)
+
+
+def set_reader(env: Env, token: str, language: str, timezone: str, client: Client) -> Reader:
+    """The language and time zone of this seat's pages and mails, from now on."""
+    if language not in LANGUAGES:
+        raise BadRequest(_l("Choose one of the languages offered."))
+    if known_timezone(timezone) != timezone:
+        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        seat.language, seat.timezone = language, timezone
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "language",
+            client,
+            detail=f"{language} {timezone}",
+            key_version=seat.key_version,
+        )
+    return Reader(language, timezone)

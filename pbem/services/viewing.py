@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import lazy_gettext as _l
 from .env import Env
 from .errors import Forbidden
 from .games import GameInfo, game_info
@@ -25,8 +26,10 @@ def open_public(env: Env, public_id: str) -> Opened:
         replay = from_game(game, log_rows(session, game))
         if not replay.finished:
             raise Forbidden(
-                "The replay of a running game is open only to its players: "
-                "use the link in your mail. Everyone can replay it once it ends."
+                _l(
+                    "The replay of a running game is open only to its players: "
+                    "use the link in your mail. Everyone can replay it once it ends."
+                )
             )
         return Opened(replay, game_info(game, True), None)
 

@@ -88,6 +88,10 @@ class Seat(Base):
     key_version: Mapped[int] = mapped_column(default=1)
     #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
     mail_mode: Mapped[str] = mapped_column(String(8), default="each")
+    #: What the seat's pages and mails are written in: a code of ``pbem.i18n.LANGUAGES``
+    #: and an IANA time zone. Timestamps stay UTC everywhere; only their display is local.
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     #: The seat's own random bytes (hex), given when it accepted the game.
     contribution: Mapped[str | None] = mapped_column(String(128))
     accepted_at: Mapped[datetime | None]

@@ -8,11 +8,12 @@ from typing import Any
 from flask import Flask, render_template, request, url_for
 
 from ..config import Config, from_env
+from ..i18n import lazy_gettext as _l
 from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
 from ..services.errors import ServiceError
-from . import api, csrf, dev, pages, players, replay, seat
+from . import api, csrf, dev, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
 
@@ -47,6 +48,7 @@ def create_app(
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
+    locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
     for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
@@ -83,12 +85,14 @@ def create_app(
 
     @app.errorhandler(404)
     def _not_found(_error: Any) -> Any:
-        return render_template("web/error.html", error=ServiceError("There is no such page.")), 404
+        return render_template(
+            "web/error.html", error=ServiceError(_l("There is no such page."))
+        ), 404
 
     @app.errorhandler(413)
     def _too_large(_error: Any) -> Any:
         return render_template(
-            "web/error.html", error=ServiceError("That upload is too large.")
+            "web/error.html", error=ServiceError(_l("That upload is too large."))
         ), 413
 
     logging.getLogger("werkzeug").addFilter(RedactTokens())

@@ -12,6 +12,8 @@ from typing import Any
 from flask import Blueprint, jsonify, request
 
 from ..engine.views import view_to_json
+from ..i18n import lazy_gettext as _l
+from ..i18n.words import tell
 from ..services import games, moves
 from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
 from .client import client
@@ -32,21 +34,21 @@ def _token() -> str:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise Forbidden("Send the seat token as 'Authorization: Bearer <token>'.")
+        raise Forbidden(_l("Send the seat token as 'Authorization: Bearer <token>'."))
     return token.strip()
 
 
 def _body() -> dict[str, Any]:
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise BadRequest('Send a JSON object, e.g. {"n": 12, "move": "camels"}.')
+        raise BadRequest(_l('Send a JSON object, e.g. {"n": 12, "move": "camels"}.'))
     return data
 
 
 def _n(data: dict[str, Any]) -> int:
     n = data.get("n")
     if not isinstance(n, int) or isinstance(n, bool):
-        raise BadRequest("'n' must be the number of the move you are making.")
+        raise BadRequest(_l("'n' must be the number of the move you are making."))
     return n
 
 
@@ -81,7 +83,7 @@ def seat() -> Any:
                     "n": e.n,
                     "seat": e.seat,
                     "move": e.move,
-                    "words": e.words,
+                    "words": tell(e.words),
                     "at": e.at.isoformat(),
                     "hash": e.hash,
                 }
@@ -109,7 +111,7 @@ def legal_moves() -> Any:
 def preview() -> Any:
     data = _body()
     result = moves.preview_move(services(), _token(), _n(data), str(data.get("move", "")), client())
-    return jsonify({"move": result.move, "words": result.words})
+    return jsonify({"move": result.move, "words": tell(result.words)})
 
 
 @bp.post("/seat/moves")
@@ -123,7 +125,7 @@ def move() -> Any:
             "n": done.n,
             "move": done.move,
             "hash": done.hash,
-            "words": done.words,
+            "words": tell(done.words),
             "game_over": done.game_over,
             "to_move": done.to_move,
         }

@@ -7,6 +7,7 @@ import secrets
 
 from flask import request, session
 
+from ..i18n import lazy_gettext as _l
 from ..services.errors import ServiceError
 
 
@@ -15,7 +16,10 @@ class CsrfError(ServiceError):
 
     def __init__(self) -> None:
         super().__init__(
-            "This form has expired or did not come from this site. Reload the page and try again."
+            _l(
+                "This form has expired or did not come from this site. "
+                "Reload the page and try again."
+            )
         )
 
 

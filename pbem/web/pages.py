@@ -7,6 +7,9 @@ from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
+from ..i18n import gettext as _
+from ..i18n import known_language, known_timezone, reader
+from ..i18n import lazy_gettext as _l
 from ..services import games, records, seat_links
 from ..services.errors import BadRequest
 from .client import client
@@ -23,9 +26,19 @@ def home() -> str:
 @bp.post("/")
 def create() -> Any:
     form = request.form
+    mine = form.get("my_language") or reader().language
     players = (
-        games.PlayerIn(form.get("my_name", ""), form.get("my_email", "")),
-        games.PlayerIn(form.get("their_name", ""), form.get("their_email", "")),
+        games.PlayerIn(
+            form.get("my_name", ""),
+            form.get("my_email", ""),
+            known_language(mine),
+            known_timezone(form.get("my_timezone") or reader().timezone),
+        ),
+        games.PlayerIn(
+            form.get("their_name", ""),
+            form.get("their_email", ""),
+            known_language(form.get("their_language") or mine),
+        ),
     )
     try:
         created = games.create_game(services(), players, clock=_clock(form), await_players=True)
@@ -41,7 +54,7 @@ def _clock(form: Any) -> games.GameClock:
         try:
             return int(form.get(name, default))
         except (TypeError, ValueError):
-            raise BadRequest(f"'{form.get(name)}' is not a number") from None
+            raise BadRequest(_l("'%(value)s' is not a number", value=form.get(name))) from None
 
     days = form.get("days_per_move", "3")
     return games.GameClock(
@@ -79,7 +92,9 @@ def record(public_id: str) -> Response:
 def request_link(public_id: str) -> Any:
     seat_links.request_link(services(), public_id, request.form.get("email", ""), client())
     flash(
-        "If that address belongs to a player of this game, their link is on its way. "
-        "It can take a few minutes to arrive."
+        _(
+            "If that address belongs to a player of this game, their link is on its way. "
+            "It can take a few minutes to arrive."
+        )
     )
     return redirect(url_for("pages.game", public_id=public_id), code=303)

@@ -10,11 +10,13 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
+from ..i18n import lazy_gettext as _l
 from ..services import challenges, games, players, ratings
 from ..services.errors import BadRequest, Forbidden, ServiceError
 from ..store.models import Player
 from .client import client
 from .context import services
+from .locale import remember
 
 bp = Blueprint("players", __name__)
 
@@ -26,7 +28,7 @@ def signed_in() -> Player | None:
 def need_player() -> Player:
     player = signed_in()
     if player is None:
-        raise Forbidden("Sign in first: enter your email address and use the link we send.")
+        raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
     return player
 
 
@@ -114,7 +116,8 @@ def settings() -> Any:
         )
     except BadRequest as exc:
         return _me_page(400, error=exc.message)
-    return redirect(url_for("players.my_games", done="settings"), code=303)
+    response = redirect(url_for("players.my_games", done="settings"), code=303)
+    return remember(response, form.get("language"), form.get("timezone"))
 
 
 @bp.post("/me/away")
@@ -123,7 +126,7 @@ def away() -> Any:
     try:
         days = float(request.form.get("days", ""))
     except ValueError:
-        return _me_page(400, error="Say for how many days you will be away.")
+        return _me_page(400, error=_l("Say for how many days you will be away."))
     players.away_everywhere(services(), player.id, days, client())
     return redirect(url_for("players.my_games", done="away"), code=303)
 
@@ -142,7 +145,7 @@ def change_email() -> Any:
 def erase() -> Any:
     player = need_player()
     if request.form.get("confirm") != "erase":
-        return _me_page(400, error="Type erase to confirm that your account should go.")
+        return _me_page(400, error=_l("Type erase to confirm that your account should go."))
     players.erase(services(), player.id, client())
     session.clear()
     return render_template("web/erased.html")
@@ -170,7 +173,7 @@ def challenge_post() -> Any:
             note=request.form.get("note"),
         )
     except (BadRequest, ValueError) as exc:
-        message = exc.message if isinstance(exc, ServiceError) else "Days per move: a number."
+        message = exc.message if isinstance(exc, ServiceError) else _l("Days per move: a number.")
         return render_template(
             "web/challenges.html",
             error=message,

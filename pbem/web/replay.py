@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..engine import RecordError, load_record, position_json, public_view
+from ..i18n import lazy_gettext as _l
 from ..services import audit, viewing
 from ..services.errors import BadRequest, NotFound
 from ..services.replay import ALL, Replay, explore, from_record
@@ -33,7 +34,7 @@ def _step(replay: Replay) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise NotFound("There is no such step.") from None
+        raise NotFound(_l("There is no such step.")) from None
 
 
 def render_replay(
@@ -78,7 +79,7 @@ def render_whatif(
     try:
         n = int(request.args.get("n", "0"))
     except ValueError:
-        raise NotFound("There is no such step.") from None
+        raise NotFound(_l("There is no such step.")) from None
     branch = explore(replay, n, request.args.getlist("try"))
     return render_template(
         "web/whatif.html",
@@ -159,7 +160,7 @@ def store_record(data: bytes) -> str:
     try:
         record = load_record(data)
     except RecordError as exc:
-        raise BadRequest(f"That file is not a game record: {exc}") from None
+        raise BadRequest(_l("That file is not a game record: %(why)s", why=str(exc))) from None
     from_record(record)  # refuses a record without a seed, or one that does not replay
     digest = hashlib.sha256(data).hexdigest()
     folder = uploads()
@@ -170,10 +171,10 @@ def store_record(data: bytes) -> str:
 
 def _stored(digest: str) -> Any:
     if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
-        raise NotFound("There is no such record.")
+        raise NotFound(_l("There is no such record."))
     path = uploads() / f"{digest}.json"
     if not path.is_file():
-        raise NotFound("There is no such record here (uploads are not kept forever).")
+        raise NotFound(_l("There is no such record here (uploads are not kept forever)."))
     return load_record(path.read_bytes())
 
 
@@ -181,7 +182,7 @@ def _stored(digest: str) -> Any:
 def upload() -> Any:
     file = request.files.get("record")
     if file is None or not file.filename:
-        raise BadRequest("Choose a record file (JSON) to open.")
+        raise BadRequest(_l("Choose a record file (JSON) to open."))
     digest = store_record(file.read())
     return redirect(url_for("replay.record_replay", digest=digest), code=303)
 

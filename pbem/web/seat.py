@@ -8,10 +8,12 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
+from ..i18n import lazy_gettext as _l
 from ..services import games, moves, records, seat_links, settings
 from ..services.errors import Conflict, MoveRefused, ServiceError
 from .client import client
 from .context import services
+from .locale import for_seat, remember
 
 bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
 
@@ -24,7 +26,9 @@ def _n() -> int:
 
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
+    """The seat's page, in the seat's language (errors passed in are translated lazily)."""
     page = games.seat_page(services(), token, client())
+    for_seat(page.reader)
     if isinstance(page, games.WaitingPage):
         return render_template("web/accept.html", page=page, **context), status
     return render_template("web/seat.html", page=page, **context), status
@@ -37,7 +41,7 @@ def _act(token: str, action: Callable[[], object], done: str) -> Any:
     except ServiceError as exc:
         if exc.status == 403:
             raise
-        return _page(token, exc.status, error=exc.message)
+        return _page(token, exc.status, error=exc)
     return redirect(url_for("seat.view", token=token, done=done), code=303)
 
 
@@ -47,7 +51,14 @@ def accept(token: str) -> Any:
         contribution = games.contribution_from(
             request.form.get("entropy"), request.form.get("phrase")
         )
-        games.accept(services(), token, contribution, client())
+        games.accept(
+            services(),
+            token,
+            contribution,
+            client(),
+            language=request.form.get("language"),
+            timezone=request.form.get("timezone"),
+        )
 
     return _act(token, accept_it, "accept")
 
@@ -64,9 +75,9 @@ def preview(token: str) -> Any:
     try:
         result = moves.preview_move(services(), token, _n(), text, client())
     except Conflict as exc:
-        return _page(token, 409, error=exc.message)
+        return _page(token, 409, error=exc)
     except MoveRefused as exc:
-        return _page(token, 422, error=exc.message, typed=text, note=note)
+        return _page(token, 422, error=exc, typed=text, note=note)
     return _page(token, preview=result, typed=text, note=note)
 
 
@@ -77,16 +88,16 @@ def move(token: str) -> Any:
     try:
         moves.submit_move(services(), token, _n(), text, client(), source="web", message=note)
     except Conflict as exc:
-        return _page(token, 409, error=exc.message)
+        return _page(token, 409, error=exc)
     except MoveRefused as exc:
-        return _page(token, 422, error=exc.message, typed=text, note=note)
+        return _page(token, 422, error=exc, typed=text, note=note)
     return redirect(url_for("seat.view", token=token, done="move"), code=303)
 
 
 @bp.post("/resign")
 def resign(token: str) -> Any:
     if request.form.get("confirm") != "yes":
-        return _page(token, 400, error="Tick the box to confirm that you resign.")
+        return _page(token, 400, error=_l("Tick the box to confirm that you resign."))
     return _act(token, lambda: moves.resign(services(), token, _n(), client()), "resign")
 
 
@@ -100,7 +111,7 @@ def away(token: str) -> Any:
     try:
         days = float(request.form.get("days", ""))
     except ValueError:
-        return _page(token, 400, error="Say for how many days you will be away.")
+        return _page(token, 400, error=_l("Say for how many days you will be away."))
     return _act(token, lambda: settings.set_away(services(), token, days, client()), "away")
 
 
@@ -118,6 +129,20 @@ def mail(token: str) -> Any:
         lambda: settings.set_mail_mode(services(), token, mode, client(), all_games=everywhere),
         "mail",
     )
+
+
+@bp.post("/reader")
+def language(token: str) -> Any:
+    """The seat's language and time zone, for its pages and its mails from now on."""
+    lang, zone = request.form.get("language", ""), request.form.get("timezone", "")
+    try:
+        chosen = settings.set_reader(services(), token, lang, zone, client())
+    except ServiceError as exc:
+        if exc.status == 403:
+            raise
+        return _page(token, exc.status, error=exc)
+    response = redirect(url_for("seat.view", token=token, done="language"), code=303)
+    return remember(response, chosen.language, chosen.timezone)
 
 
 @bp.post("/reissue")

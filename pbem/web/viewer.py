@@ -10,7 +10,7 @@ from flask import Flask, redirect, url_for
 
 from ..present import register_filters
 from ..resources import resource_dir
-from . import csrf, replay
+from . import csrf, locale, replay
 
 
 def create_viewer_app(record: bytes) -> Flask:
@@ -23,6 +23,7 @@ def create_viewer_app(record: bytes) -> Flask:
     )
     app.config.update(SECRET_KEY="pbem-view", PBEM_DEV=False)
     register_filters(app.jinja_env)
+    locale.init_app(app)
     app.jinja_env.globals.update(csrf_token=csrf.token)
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.register_blueprint(replay.bp)

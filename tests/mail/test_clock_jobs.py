@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from pbem.i18n.words import tell
 from pbem.services import games, jobs, log, moves, settings
 from pbem.services.deadlines import after_running, reminders_due
 from pbem.services.errors import MoveRefused, ServiceError
@@ -58,7 +59,7 @@ def test_reminders_warning_and_timeout_on_schedule(env):
     entries = games.public_page(env, public_id).entries
     assert [e.move for e in entries] == ["timeout"] and entries[0].source == "timeout"
     assert entries[0].seat == 0
-    assert "time for this move ran out" in entries[0].words
+    assert "time for this move ran out" in tell(entries[0].words)
     assert kinds(env, public_id).count("timeout") == 2  # one to each seat
     late = mails(env, public_id, seat=0, kind="timeout")[0]
     assert "may now claim the win" in late.text_body

@@ -1,0 +1,123 @@
+"""Which language and time zone a request is answered in, and Flask-Babel's wiring.
+
+A visitor gets, in order: the language asked for in the URL (``?lang=fa``, from
+the switcher on every page, remembered in a cookie), the one remembered, or the
+best match of the browser's ``Accept-Language``. The time zone is the one the
+browser reported (``static/timezone.js`` stores it in a cookie) or UTC. A seat
+page then switches to the seat's own language and time zone (``for_seat``),
+unless the URL asks for another language for that one view.
+
+Templates, mails and service errors all translate through ``pbem.i18n``; Flask-Babel
+is pointed at the same reader and the same catalogs, so ``flask_babel.gettext``
+and its Jinja filters agree with everything else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import flask_babel
+from flask import Flask, g, request, url_for
+
+from ..i18n import (
+    LANGUAGES,
+    Reader,
+    install_gettext,
+    known_language,
+    known_timezone,
+    reader,
+    set_reader,
+    translations,
+)
+
+LANGUAGE_COOKIE = "pbem_lang"
+TIMEZONE_COOKIE = "pbem_tz"
+YEAR = 60 * 60 * 24 * 365
+
+
+def asked_language() -> str | None:
+    """The language the URL asks for (the switcher), if it is one we speak."""
+    lang = request.args.get("lang")
+    return lang if lang in LANGUAGES else None
+
+
+def choose_reader() -> Reader:
+    """The reader of a request before any seat is known."""
+    language = (
+        asked_language()
+        or request.cookies.get(LANGUAGE_COOKIE)
+        or request.accept_languages.best_match(list(LANGUAGES))
+    )
+    return set_reader(known_language(language), request.cookies.get(TIMEZONE_COOKIE))
+
+
+def for_seat(seat_reader: Reader) -> Reader:
+    """A seat page speaks the seat's language, unless this view asks for another.
+
+    The browser then remembers it, so the game's public page and replay opened
+    from there are in the same language.
+    """
+    g.pbem_seat_reader = seat_reader
+    return set_reader(asked_language() or seat_reader.language, seat_reader.timezone)
+
+
+def remember(response: Any, language: str | None = None, timezone: str | None = None) -> Any:
+    """Keep a chosen language (and time zone) for the next visits of this browser."""
+    language = language or asked_language()
+    if language:
+        response.set_cookie(LANGUAGE_COOKIE, language, max_age=YEAR, samesite="Lax")
+    if timezone and known_timezone(timezone) == timezone:
+        response.set_cookie(TIMEZONE_COOKIE, timezone, max_age=YEAR, samesite="Lax")
+    return response
+
+
+class _Catalogs(flask_babel.Domain):
+    """Flask-Babel's domain, reading the catalogs ``pbem.i18n`` loads (compiled or not)."""
+
+    def get_translations(self) -> Any:
+        return translations(reader().language)
+
+
+def init_app(app: Flask) -> None:
+    babel = flask_babel.Babel(
+        app,
+        locale_selector=lambda: reader().locale,
+        timezone_selector=lambda: reader().zone,
+    )
+    babel.domain_instance = _Catalogs()  # type: ignore[misc]
+    install_gettext(app.jinja_env)
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
+    app.jinja_env.globals.update(switch_language=switch_language)
+
+    # Registered before every other hook, so even a refused CSRF token is told in
+    # the visitor's language; reset after, as a worker thread serves many visitors.
+    @app.before_request
+    def _reader() -> None:
+        choose_reader()
+        g.pop("_flask_babel", None)
+
+    @app.teardown_request
+    def _forget(_exc: BaseException | None) -> None:
+        set_reader(None)
+
+    @app.after_request
+    def _remember(response: Any) -> Any:
+        if asked_language():
+            return remember(response)
+        seat_reader = g.get("pbem_seat_reader")
+        if seat_reader is not None and request.cookies.get(LANGUAGE_COOKIE) is None:
+            return remember(response, seat_reader.language, seat_reader.timezone)
+        return response
+
+
+def switch_language(code: str) -> str:
+    """This page's URL asking for ``code`` (the switcher's links; GET changes nothing stored)."""
+    args = request.args.to_dict()
+    args["lang"] = code
+    path = request.path
+    if request.method != "GET":  # a page answering a form: switch on the page it came from
+        token = (request.view_args or {}).get("token")
+        path = url_for("seat.view", token=token) if token else url_for("pages.home")
+        args = {"lang": code}
+    return path + "?" + urlencode(args)
