@@ -279,10 +279,34 @@ def _verb(tokens: list[str], vocab: Vocabulary) -> tuple[str, list[str]]:
 
 
 def parse_move(text: str, vocab: Vocabulary = ENGLISH) -> Move:
-    """Read one move; ``InvalidMoveError`` says what could not be read."""
+    """Read one move; ``InvalidMoveError`` says what could not be read.
+
+    Words are compared folded (``κρασί`` as ``κρασι``), but an error quotes the
+    word as the player typed it.
+    """
     if not isinstance(text, str):
         raise InvalidMoveError("empty")
-    tokens = _tokens(move_line(text[:MAX_TEXT]), vocab)
+    line = move_line(text[:MAX_TEXT])
+    try:
+        return _read(_tokens(line, vocab), vocab)
+    except InvalidMoveError as error:
+        word = error.params.get("word")
+        typed = _as_typed(line).get(word) if isinstance(word, str) else None
+        if typed is None or typed == word:
+            raise
+        raise InvalidMoveError(error.code, **{**error.params, "word": typed}) from None
+
+
+def _as_typed(line: str) -> dict[str, str]:
+    """Each folded word of ``line`` mapped to the word as it was typed."""
+    typed: dict[str, str] = {}
+    for token in _SPLIT.split(unicodedata.normalize("NFKC", line)):
+        if token:
+            typed.setdefault(fold(token), token)
+    return typed
+
+
+def _read(tokens: list[str], vocab: Vocabulary) -> Move:
     if not tokens:
         raise InvalidMoveError("empty")
     verb, rest = _verb(tokens, vocab)
