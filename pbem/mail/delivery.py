@@ -40,10 +40,11 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     msg["To"] = row.to_addr
     msg["Subject"] = row.subject
     msg["Date"] = format_datetime(as_utc(row.created_at))
-    for name, value in (row.headers or {}).items():
-        msg[name] = value
     msg.set_content(row.text_body)
     msg.add_alternative(row.html_body, subtype="html")
+    # After the bodies: set_content moves Content-* headers (Content-Language) into a part.
+    for name, value in (row.headers or {}).items():
+        msg[name] = value
     return msg
 
 

@@ -42,8 +42,12 @@ def queue(
     headers: dict[str, str] | None = None,
     dedupe_key: str | None = None,
     message_id: str | None = None,
+    language: str | None = None,
 ) -> bool:
     """Queue a mail; with a ``dedupe_key`` already queued, queue nothing and return False.
+
+    ``language`` is the one the mail was written in: its ``Content-Language``
+    header lets a mail client pick fonts, direction and spelling for it.
 
     A plain INSERT rather than an ORM object: every move queues two of these, and
     the unit of work's bookkeeping cost more than the statement itself.
@@ -64,7 +68,7 @@ def queue(
             subject=subject,
             text_body=text,
             html_body=html,
-            headers=dict(headers or {}),
+            headers={**(headers or {}), **({"Content-Language": language} if language else {})},
             dedupe_key=dedupe_key,
             created_at=now,
             status="pending",

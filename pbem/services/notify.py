@@ -109,6 +109,7 @@ def _queue(
         headers=headers,
         dedupe_key=dedupe,
         message_id=message_id,
+        language=to_seat.language,
     )
 
 
@@ -342,6 +343,7 @@ def digest(
         text=text,
         html=html,
         dedupe_key=f"digest:{email.casefold()}:{day}",
+        language=reader.language,
     )
 
 
@@ -385,4 +387,5 @@ def refusal(
         game_id=game.id if game is not None else None,
         seat=seat,
         headers=headers,
+        language=reader.language,
     )

@@ -137,6 +137,7 @@ def _mail(
         subject=subject,
         text=text,
         html=html,
+        language=chosen.language,
     )
 
 
