@@ -105,14 +105,17 @@ def create_app(
 
 
 def warm_up(app: Flask) -> None:
-    """Compile every template and open one database connection before the first request.
+    """Load the catalogs, compile every template and open a database connection, up front.
 
     gunicorn calls this in each new worker (deploy/gunicorn.conf.py): otherwise the
     first seat page a fresh worker serves compiles its templates (about 100 ms), and
     with kept-alive connections that tail showed in every worker after each restart.
     """
+    from ..i18n import LANGUAGES, translations
     from ..mail.compose import environment
 
+    for language in LANGUAGES:  # the catalogs too: a checkout compiles each .po in memory
+        translations(language)
     for jinja, folder in ((app.jinja_env, "web/"), (environment(), "mail/")):
         for name in jinja.list_templates():
             if name.startswith(folder):

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,7 +46,7 @@ class Gunicorn:
             try:
                 urllib.request.urlopen(self.base + "/", timeout=1)
                 return
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # refused, reset, or bound but no worker answering yet
                 time.sleep(0.1)
         self.proc.kill()
         pytest.fail(self.proc.stderr.read().decode()[-2000:] if self.proc.stderr else "no start")
