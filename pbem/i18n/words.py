@@ -7,6 +7,7 @@ this is the one place that turns it into sentences, through the catalogs.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from babel.lists import format_list
@@ -217,9 +218,15 @@ def tell(account: Account | str) -> str:
     """An account in the reader's language (a string is passed through unchanged)."""
     if isinstance(account, str):
         return account
+    return _told(account, reader().language)
+
+
+@lru_cache(maxsize=65536)
+def _told(account: Account, language: str) -> str:
+    """Every page shows the last moves, and each move's mails tell it again: the
+    sentences depend on the account and the language only, so each is built once."""
     sentences = _preview(account) if account.is_preview else _narration(account)
-    joiner = "" if reader().language == "zh" else " "
-    return joiner.join(sentences)
+    return ("" if language == "zh" else " ").join(sentences)
 
 
 def _localized_param(name: str, value: Any) -> Any:
