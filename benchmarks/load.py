@@ -33,9 +33,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.engine import Match, parse_move
 from tests.databases import create_pg_database, drop_pg_database
+
+if TYPE_CHECKING:
+    from pbem.services.env import Env
 
 ROOT = Path(__file__).resolve().parents[1]
 LENGTHS = ((0, 50), (50, 100), (100, 150), (150, 10_000))  # buckets of log length
@@ -154,13 +158,10 @@ class Game:
 
 def make_games(url: str, count: int) -> list[Game]:
     os.environ.setdefault("PBEM_SECRET_KEY", "load")
-    from sqlalchemy import select
 
     from pbem.config import Config
-    from pbem.services import games
     from pbem.services.env import Env
     from pbem.store import migrate
-    from pbem.store.models import Game as GameRow
 
     env = Env.from_config(
         Config(
@@ -171,24 +172,29 @@ def make_games(url: str, count: int) -> list[Game]:
         )
     )
     migrate.upgrade(env.db.engine)
-    out = []
-    for i in range(count):
-        created = games.create_game(
-            env,
-            (
-                games.PlayerIn(f"A{i}", f"a{i}@load.test"),
-                games.PlayerIn(f"B{i}", f"b{i}@load.test"),
-            ),
-        )
-        with env.db.read() as session:
-            seed, first = session.execute(
-                select(GameRow.seed, GameRow.first_player).where(
-                    GameRow.public_id == created.public_id
-                )
-            ).one()
-        out.append(Game(created.public_id, created.tokens, Match.new(bytes.fromhex(seed), first)))
+    out = [new_game(env, i) for i in range(count)]
     env.db.dispose()
     return out
+
+
+def new_game(env: Env, i: int) -> Game:
+    """Create game ``i`` through the use case, with a replica of it to choose moves from."""
+    from sqlalchemy import select
+
+    from pbem.services import games
+    from pbem.store.models import Game as GameRow
+
+    created = games.create_game(
+        env,
+        (games.PlayerIn(f"A{i}", f"a{i}@load.test"), games.PlayerIn(f"B{i}", f"b{i}@load.test")),
+    )
+    with env.db.read() as session:
+        seed, first = session.execute(
+            select(GameRow.seed, GameRow.first_player).where(
+                GameRow.public_id == created.public_id
+            )
+        ).one()
+    return Game(created.public_id, created.tokens, Match.new(bytes.fromhex(seed), first))
 
 
 @dataclass

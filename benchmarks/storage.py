@@ -22,9 +22,9 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 
+from benchmarks.load import new_game
 from pbem.config import Config
-from pbem.engine import Match
-from pbem.services import games, log, moves, records
+from pbem.services import log, moves, records
 from pbem.services.cache import ReplayCache
 from pbem.services.env import Env
 from pbem.store import migrate
@@ -44,26 +44,14 @@ def play(env: Env, count: int, rnd: random.Random) -> tuple[dict[int, list[float
     by_length: dict[int, list[float]] = defaultdict(list)
     total = 0
     for i in range(count):
-        created = games.create_game(
-            env,
-            (
-                games.PlayerIn(f"A{i}", f"a{i}@scale.test"),
-                games.PlayerIn(f"B{i}", f"b{i}@scale.test"),
-            ),
-        )
-        with env.db.read() as session:
-            seed, first = session.execute(
-                select(GameRow.seed, GameRow.first_player).where(
-                    GameRow.public_id == created.public_id
-                )
-            ).one()
-        state = Match.new(bytes.fromhex(seed), first)
+        game = new_game(env, i)
+        state = game.match
         n = 0
         while not state.is_over:
             move = rnd.choice(state.legal_moves())
             n += 1
             started = time.perf_counter()
-            moves.submit_move(env, created.tokens[state.to_move], n, str(move), log.Client())
+            moves.submit_move(env, game.tokens[state.to_move], n, str(move), log.Client())
             by_length[bucket(n)].append(time.perf_counter() - started)
             state = state.apply(move)
         total += n
