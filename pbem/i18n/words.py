@@ -20,6 +20,9 @@ from . import gettext as _
 from . import ngettext, reader
 from .notation import card_name, written
 
+#: The English card words an engine error may carry as a parameter.
+CARD_WORDS = frozenset(card.word for card in Card)
+
 
 def number(n: int) -> str:
     return format_decimal(n, locale=reader().locale)
@@ -232,7 +235,7 @@ def _told(account: Account, language: str) -> str:
 def _localized_param(name: str, value: Any) -> Any:
     if not isinstance(value, str):
         return number(value) if isinstance(value, int) else value
-    if value in {card.word for card in Card}:
+    if value in CARD_WORDS:
         return card_label(Card.from_word(value))
     if name == "choices":
         return format_list(value.split(" or "), style="or", locale=reader().locale)
