@@ -19,10 +19,23 @@ from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game, MoveRow, Seat
 from .env import Env
 from .errors import Forbidden, NotFound, NotStarted
-from .played import cached_match
+from .played import cached_match, note_tail
 
 # Prebuilt, so each request only binds parameters to a statement compiled once.
 INSERT_ACCESS = insert(AccessLog.__table__)
+# The number and chain hash of a game's last logged move, read with the game's row,
+# so a cached replay is confirmed current without a query of its own (played.py).
+_LAST = (
+    select(MoveRow.n, MoveRow.hash)
+    .where(MoveRow.game_id == Game.id)
+    .order_by(MoveRow.n.desc())
+    .limit(1)
+    .correlate(Game)
+)
+TAIL = (
+    _LAST.with_only_columns(MoveRow.n).scalar_subquery(),
+    _LAST.with_only_columns(MoveRow.hash).scalar_subquery(),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +91,21 @@ def open_claim(session: Session, claim: Key | None, *, lock: bool = False) -> tu
     """The game and seat a genuine claim opens, if its key version is still current."""
     if claim is None:
         raise Forbidden()
-    # Every request opens a seat: its two seats come in the game's own query, and
-    # only the game's row is locked (its lock orders the moves: invariant 3).
+    # Every request opens a seat: its two seats and the tail of its log come in the
+    # game's own query, and only the game's row is locked (its lock orders the
+    # moves: invariant 3).
     query = (
-        select(Game)
+        select(Game, *TAIL)
         .where(Game.public_id == claim.public_id)
         .options(joinedload(Game.seats, innerjoin=True))
     )
     if lock:
         query = query.with_for_update(of=Game)
-    game = session.scalars(query).unique().one_or_none()
-    if game is None:
+    found = session.execute(query).unique().one_or_none()
+    if found is None:
         raise Forbidden()
+    game, tail_n, tail_hash = found
+    note_tail(session, game, tail_n, tail_hash)
     seat = game.seats[claim.seat]
     if seat.key_version != claim.key_version:
         raise Forbidden()

@@ -9,6 +9,9 @@ reads only the rows past it: ``n >= cached n``. The first row it reads back is t
 last one it already has, and its stored chain hash must be the cached one, or the
 cache is dropped and the log replayed from the start. A log is append-only, so a
 matching last hash means the prefix is the one that was replayed.
+
+A request that opens a seat reads the log's tail (last ``n`` and hash) with the
+game's row (``note_tail``); when the cache already ends there, no row is read.
 """
 
 from __future__ import annotations
@@ -139,11 +142,23 @@ def _rows_from(session: Session, game: Game, n: int) -> list[Any]:
     )
 
 
+_TAILS = "pbem_log_tails"
+
+
+def note_tail(session: Session, game: Game, n: int | None, hash_: str | None) -> None:
+    """What the game's own query saw of the end of its log (None, None: no move yet)."""
+    session.info.setdefault(_TAILS, {})[game.id] = (n or 0, hash_ or game.commitment)
+
+
 def played(env: Env, session: Session, game: Game) -> Played:
     """The game replayed to its last logged move, reading only what this process lacks."""
     names = seat_names(game)
     cached: Played | None = env.cache.get(game.id)
+    # Taken, not read: once this transaction appends, the tail it noted is old.
+    tail = session.info.get(_TAILS, {}).pop(game.id, None)
     if cached is not None and cached.commitment == game.commitment and cached.names == names:
+        if tail == (cached.n, cached.last_hash):
+            return cached
         rows = _rows_from(session, game, max(cached.n, 1))
         if cached.n == 0:
             result = cached.extended(rows)
