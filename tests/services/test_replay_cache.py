@@ -20,7 +20,7 @@ from pbem.services.env import Env
 def statements(env: Env) -> Iterator[list[str]]:
     seen: list[str] = []
 
-    def note(_conn, _cursor, statement, *_args) -> None:  # noqa: ANN001
+    def note(_conn, _cursor, statement, *_args) -> None:
         seen.append(" ".join(statement.split()))
 
     event.listen(env.db.engine, "before_cursor_execute", note)
@@ -63,7 +63,8 @@ def test_workers_taking_turns_each_see_the_whole_log(env: Env):
                 rows = log.log_rows(session, game)
             assert [e.n for e in page.entries] == [r.n for r in rows]
             assert [e.hash for e in page.entries] == [r.hash for r in rows]
-            fresh = replay_moves(bytes.fromhex(game.seed), log.logged_moves(rows), game.first_player)
+            seed = bytes.fromhex(game.seed)
+            fresh = replay_moves(seed, log.logged_moves(rows), game.first_player)
             assert page.next_n == len(rows) + 1
             assert page.view.my_turn == (fresh.to_move == 0)
 
