@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
@@ -11,7 +12,7 @@ from jinja2 import Environment
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
-from .i18n import LANGUAGES, gettext, reader
+from .i18n import LANGUAGES, Reader, gettext, reader
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
 
@@ -27,8 +28,13 @@ def when(moment: datetime | None) -> str:
     """``2 Dec 2026, 12:35 (GMT+03:30)``: in the reader's language and time zone."""
     if moment is None:
         return ""
-    r = reader()
-    local = as_utc(moment).astimezone(r.zone)
+    return _when(as_utc(moment), reader())
+
+
+@lru_cache(maxsize=8192)
+def _when(moment: datetime, r: Reader) -> str:
+    """Kept: a page shows the times of its last 12 moves, and those rarely change."""
+    local = moment.astimezone(r.zone)
     pattern = r.locale.datetime_formats["medium"]
     text = str(pattern).format(
         format_time(local, "short", locale=r.locale), format_date(local, "medium", locale=r.locale)

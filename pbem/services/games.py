@@ -342,7 +342,7 @@ def seat_page(
 ) -> SeatPage | WaitingPage:
     """What the seat link shows: that seat's view only (invariant 7), and the log."""
     with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
+        game, seat = authenticate(env, session, token, vacations=True)
         if not game.dealt:
             note_use(session, env, game, seat, action, client, seen_n=0)
             return WaitingPage(

@@ -87,17 +87,23 @@ class Key(Protocol):
     def key_version(self) -> int: ...
 
 
-def open_claim(session: Session, claim: Key | None, *, lock: bool = False) -> tuple[Game, Seat]:
-    """The game and seat a genuine claim opens, if its key version is still current."""
+def open_claim(
+    session: Session, claim: Key | None, *, lock: bool = False, vacations: bool = False
+) -> tuple[Game, Seat]:
+    """The game and seat a genuine claim opens, if its key version is still current.
+
+    ``vacations``: load the seats' vacations in the same query (a seat page shows them).
+    """
     if claim is None:
         raise Forbidden()
     # Every request opens a seat: its two seats and the tail of its log come in the
     # game's own query, and only the game's row is locked (its lock orders the
     # moves: invariant 3).
+    seats = joinedload(Game.seats, innerjoin=True)
     query = (
         select(Game, *TAIL)
         .where(Game.public_id == claim.public_id)
-        .options(joinedload(Game.seats, innerjoin=True))
+        .options(seats.joinedload(Seat.vacations) if vacations else seats)
     )
     if lock:
         query = query.with_for_update(of=Game)
@@ -113,10 +119,10 @@ def open_claim(session: Session, claim: Key | None, *, lock: bool = False) -> tu
 
 
 def authenticate(
-    env: Env, session: Session, token: str, *, lock: bool = False
+    env: Env, session: Session, token: str, *, lock: bool = False, vacations: bool = False
 ) -> tuple[Game, Seat]:
     """Open a seat link (Forbidden for anything forged, altered, revoked or unknown)."""
-    return open_claim(session, env.links.open_seat(token), lock=lock)
+    return open_claim(session, env.links.open_seat(token), lock=lock, vacations=vacations)
 
 
 def record_access(
