@@ -27,6 +27,9 @@ from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import LazyProxy, NullTranslations, Translations
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
 
 #: The languages a seat may choose, each named in itself.
 LANGUAGES: dict[str, str] = {
@@ -157,18 +160,30 @@ def lazy_gettext(message: str, **params: Any) -> LazyProxy:
     return LazyProxy(gettext, message, enable_cache=False, **params)
 
 
+@pass_context
+def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
+    text = translations(reader().language).gettext(message)
+    return (Markup(text) if context.eval_ctx.autoescape else text) % params
+
+
+@pass_context
+def _jinja_ngettext(context: Context, singular: str, plural: str, n: int, **params: Any) -> str:
+    params.setdefault("num", n)
+    text = translations(reader().language).ngettext(singular, plural, n)
+    return (Markup(text) if context.eval_ctx.autoescape else text) % params
+
+
 def install_gettext(env: Any) -> None:
     """``_()``, ``gettext`` and ``ngettext`` in a Jinja environment, for the current reader.
 
-    New-style gettext: ``{{ _("Move %(n)s", n=n) }}`` formats and escapes its params.
+    New-style gettext: ``{{ _("Move %(n)s", n=n) }}`` formats and escapes its params,
+    as Jinja's own would. Ours go straight to the catalog: Jinja's wrap the callable
+    in two more layers of ``Context.call``, which made up a fifth of a mail's rendering.
     """
     if "jinja2.ext.InternationalizationExtension" not in env.extensions:
         env.add_extension("jinja2.ext.i18n")
-    env.install_gettext_callables(
-        gettext=lambda s: translations(reader().language).gettext(s),
-        ngettext=lambda s, p, n: translations(reader().language).ngettext(s, p, n),
-        newstyle=True,
-    )
+    env.install_gettext_callables(gettext=gettext, ngettext=ngettext, newstyle=True)
+    env.globals.update(_=_jinja_gettext, gettext=_jinja_gettext, ngettext=_jinja_ngettext)
 
 
 _ = gettext

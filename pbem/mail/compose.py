@@ -6,6 +6,7 @@ it uses its own Jinja environment rather than Flask's request-bound one.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Any
 
@@ -25,6 +26,9 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Only a developer edits templates under a running server; elsewhere, checking
+        # each template's file on every mail is four stat calls a mail for nothing.
+        auto_reload=os.environ.get("PBEM_ENV", "development") == "development",
     )
     register_filters(env)
     install_gettext(env)
