@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
@@ -27,8 +28,7 @@ def thread_id(public_id: str, seat: int, mail_from: str) -> str:
     return f"<game.{public_id}.seat{seat}@{domain_of(mail_from)}>"
 
 
-def queue(
-    session: Session,
+def message(
     *,
     now: datetime,
     mail_from: str,
@@ -43,39 +43,53 @@ def queue(
     dedupe_key: str | None = None,
     message_id: str | None = None,
     language: str | None = None,
-) -> bool:
-    """Queue a mail; with a ``dedupe_key`` already queued, queue nothing and return False.
+) -> dict[str, Any]:
+    """One outbox row's values, its ``Message-ID`` fixed now.
 
     ``language`` is the one the mail was written in: its ``Content-Language``
     header lets a mail client pick fonts, direction and spelling for it.
-
-    A plain INSERT rather than an ORM object: every move queues two of these, and
-    the unit of work's bookkeeping cost more than the statement itself.
     """
-    if dedupe_key is not None and session.scalar(
-        select(OutboxMessage.id).where(OutboxMessage.dedupe_key == dedupe_key)
-    ):
-        return False
-    message_id = message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>"
-    session.execute(
-        INSERT_OUTBOX,
-        dict(
-            message_id=message_id,
-            game_id=game_id,
-            seat=seat,
-            kind=kind,
-            to_addr=to,
-            subject=subject,
-            text_body=text,
-            html_body=html,
-            headers={**(headers or {}), **({"Content-Language": language} if language else {})},
-            dedupe_key=dedupe_key,
-            created_at=now,
-            status="pending",
-            attempts=0,
-            next_attempt_at=now,
-        ),
+    return dict(
+        message_id=message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>",
+        game_id=game_id,
+        seat=seat,
+        kind=kind,
+        to_addr=to,
+        subject=subject,
+        text_body=text,
+        html_body=html,
+        headers={**(headers or {}), **({"Content-Language": language} if language else {})},
+        dedupe_key=dedupe_key,
+        created_at=now,
+        status="pending",
+        attempts=0,
+        next_attempt_at=now,
     )
+
+
+def queue_all(session: Session, messages: list[dict[str, Any]]) -> None:
+    """Queue these rows in one statement (a move's two mails go in one round trip).
+
+    A plain INSERT rather than ORM objects: the unit of work's bookkeeping cost
+    more than the statement itself.
+    """
+    if messages:
+        session.execute(INSERT_OUTBOX, messages)
+
+
+def queued(session: Session, dedupe_key: str) -> bool:
+    """Whether a mail with this key (a reminder, a warning, a digest) is queued already."""
+    found = session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == dedupe_key))
+    return found is not None
+
+
+def queue(session: Session, **fields: Any) -> bool:
+    """Queue a mail (see ``message``); with a ``dedupe_key`` already queued, queue nothing
+    and return False."""
+    key = fields.get("dedupe_key")
+    if key is not None and queued(session, key):
+        return False
+    queue_all(session, [message(**fields)])
     return True
 
 

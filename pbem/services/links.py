@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from itsdangerous import BadData, URLSafeSerializer
 
@@ -45,6 +46,10 @@ class LinkSigner:
     def __init__(self, secret_key: str) -> None:
         self._seat = URLSafeSerializer(secret_key, salt=SEAT_SALT)
         self._reply_key = hashlib.sha256(REPLY_SALT + secret_key.encode()).digest()
+        # A token's meaning is a pure function of the key, so both directions are
+        # kept: every move signs two links for its mails and opens its own twice.
+        self.seat_token = lru_cache(maxsize=4096)(self.seat_token)  # type: ignore[method-assign]
+        self.open_seat = lru_cache(maxsize=4096)(self.open_seat)  # type: ignore[method-assign]
 
     def _reply_mac(self, payload: str) -> str:
         digest = hmac.new(self._reply_key, payload.encode(), hashlib.sha256).digest()[:15]

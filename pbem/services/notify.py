@@ -62,12 +62,29 @@ def _queue(
     kind: str,
     subject: Any,
     *,
+    dedupe: str | None = None,
+    **context: Any,
+) -> bool:
+    """Render and queue one mail to a seat, in its language; False if queued before (dedupe)."""
+    if dedupe is not None and outbox.queued(session, dedupe):
+        return False
+    outbox.queue_all(session, [_mail(env, game, seat, kind, subject, dedupe=dedupe, **context)])
+    return True
+
+
+def _mail(
+    env: Env,
+    game: Game,
+    seat: int,
+    kind: str,
+    subject: Any,
+    *,
     reply_n: int | None = None,
     dedupe: str | None = None,
     message_id: str | None = None,
     **context: Any,
-) -> bool:
-    """Render and queue one mail to a seat, in its language; False if queued before (dedupe).
+) -> dict[str, Any]:
+    """One mail to a seat, rendered in its language, as an outbox row's values.
 
     ``subject`` and any lazy text in ``context`` are resolved here, for the recipient:
     a mail written during the other player's request is in the recipient's language.
@@ -95,8 +112,7 @@ def _queue(
     root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
     if message_id is None:
         headers.update({"In-Reply-To": root, "References": root})
-    return outbox.queue(
-        session,
+    return outbox.message(
         now=env.clock.now(),
         mail_from=env.config.mail_from,
         kind=kind,
@@ -164,8 +180,13 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     """Game over to both; a timeout to both; else "your turn" and a receipt.
 
     After a round ends the loser starts the next one, so the seat to move may be
-    the one that just moved. Seats on the daily digest get no per-turn mail.
+    the one that just moved. Seats on the daily digest get no per-turn mail. The
+    move's mails go to the outbox in one statement.
     """
+    outbox.queue_all(session, _mails_after(env, game, moved))
+
+
+def _mails_after(env: Env, game: Game, moved: Moved) -> list[dict[str, Any]]:
     names = (game.seats[0].name, game.seats[1].name)
     after = moved.after
     common = dict(
@@ -178,29 +199,27 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
         note=moved.message,
     )
     if after.is_over:
-        for seat in _mailed(game):
-            subject = _l("Jaipur vs %(opponent)s — game over", opponent=names[1 - seat])
-            _queue(
-                session,
+        return [
+            _mail(
                 env,
                 game,
                 seat,
                 "game_over",
-                subject,
+                _l("Jaipur vs %(opponent)s — game over", opponent=names[1 - seat]),
                 match=after,
                 won=after.winner == seat,
                 record_url=env.record_url(game.public_id),
                 **common,
             )
-        return
+            for seat in _mailed(game)
+        ]
     to_move = after.to_move
     assert to_move is not None
     waiting = 1 - to_move
     if moved.move == "timeout":
         can_claim = game.timeout_action == "claim"
-        for seat in _mailed(game):
-            _queue(
-                session,
+        return [
+            _mail(
                 env,
                 game,
                 seat,
@@ -215,34 +234,43 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
                 reply_n=moved.n + 1 if seat == to_move or can_claim else None,
                 **common,
             )
-        return
+            for seat in _mailed(game)
+        ]
+    mails: list[dict[str, Any]] = []
     if game.seats[to_move].mail_mode == "each":
-        _queue(
-            session,
-            env,
-            game,
-            to_move,
-            "your_turn",
-            _l(
-                "Jaipur vs %(opponent)s — your turn (move %(n)s)",
-                opponent=names[waiting],
-                n=moved.n + 1,
-            ),
-            view=jaipur.seat_view(after, to_move),
-            reply_n=moved.n + 1,
-            **common,
+        mails.append(
+            _mail(
+                env,
+                game,
+                to_move,
+                "your_turn",
+                _l(
+                    "Jaipur vs %(opponent)s — your turn (move %(n)s)",
+                    opponent=names[waiting],
+                    n=moved.n + 1,
+                ),
+                view=jaipur.seat_view(after, to_move),
+                reply_n=moved.n + 1,
+                **common,
+            )
         )
     if game.seats[waiting].mail_mode == "each":
-        _queue(
-            session,
-            env,
-            game,
-            waiting,
-            "receipt",
-            _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=names[to_move], n=moved.n),
-            mine=waiting == moved.seat,
-            **common,
+        mails.append(
+            _mail(
+                env,
+                game,
+                waiting,
+                "receipt",
+                _l(
+                    "Jaipur vs %(opponent)s — move %(n)s recorded",
+                    opponent=names[to_move],
+                    n=moved.n,
+                ),
+                mine=waiting == moved.seat,
+                **common,
+            )
         )
+    return mails
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:
