@@ -69,9 +69,15 @@ def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     """``diamond ×2, camel`` for a text picture of a hand or the market."""
     if not cards:
         return gettext("(none)")
+    return _cards_text(tuple(sorted(cards)), reader().language)
+
+
+@lru_cache(maxsize=4096)
+def _cards_text(cards: tuple[Card, ...], language: str) -> str:
+    """Kept per language (``language`` is the key; the text is the reader's)."""
     out: list[str] = []
     for card in sorted(set(cards)):
-        n = list(cards).count(card)
+        n = cards.count(card)
         out.append(card_label(card) if n == 1 else f"{card_label(card)} ×{n}")
     return format_list(out, locale=reader().locale)
 

@@ -25,6 +25,11 @@ CARD_WORDS = frozenset(card.word for card in Card)
 
 
 def number(n: int) -> str:
+    return _number(n, reader().language)
+
+
+@lru_cache(maxsize=1024)
+def _number(n: int, language: str) -> str:
     return format_decimal(n, locale=reader().locale)
 
 
@@ -46,6 +51,12 @@ def card_list(cards: tuple[Card, ...] | list[Card]) -> str:
     """``2 spice and 1 leather``; an empty list is "none"."""
     if not cards:
         return _("none")
+    return _card_list(tuple(sorted(cards)), reader().language)
+
+
+@lru_cache(maxsize=4096)
+def _card_list(cards: tuple[Card, ...], language: str) -> str:
+    """Kept per language: every mail and page lists hands and markets, and they repeat."""
     parts = [cards_of(card, n) for card, n in sorted(Counter(cards).items())]
     return format_list(parts, locale=reader().locale)
 
