@@ -6,9 +6,9 @@ Every use case starts here, so no use case reads the log or checks a link its ow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import insert, select
+from sqlalchemy import Select, bindparam, insert, select
 from sqlalchemy.orm import Session, joinedload
 
 from .. import engine as jaipur
@@ -76,6 +76,24 @@ def state_of(env: Env, game: Game, rows: list[MoveRow]) -> Match:
     return match
 
 
+def _open_query(lock: bool, vacations: bool) -> Select[Any]:
+    # Every request opens a seat: its two seats and the tail of its log come in the
+    # game's own query, and only the game's row is locked (its lock orders the
+    # moves: invariant 3).
+    seats = joinedload(Game.seats, innerjoin=True)
+    query = (
+        select(Game, *TAIL)
+        .where(Game.public_id == bindparam("public_id"))
+        .options(seats.joinedload(Seat.vacations) if vacations else seats)
+    )
+    return query.with_for_update(of=Game) if lock else query
+
+
+# Built once: each request then only binds the game's id (building the statement and
+# its options, and the cache key of them, cost more than the ORM's loading of the row).
+_OPEN = {(lock, vac): _open_query(lock, vac) for lock in (False, True) for vac in (False, True)}
+
+
 class Key(Protocol):
     """A verified claim to a seat: a seat link's or a reply address's."""
 
@@ -96,18 +114,11 @@ def open_claim(
     """
     if claim is None:
         raise Forbidden()
-    # Every request opens a seat: its two seats and the tail of its log come in the
-    # game's own query, and only the game's row is locked (its lock orders the
-    # moves: invariant 3).
-    seats = joinedload(Game.seats, innerjoin=True)
-    query = (
-        select(Game, *TAIL)
-        .where(Game.public_id == claim.public_id)
-        .options(seats.joinedload(Seat.vacations) if vacations else seats)
+    found = (
+        session.execute(_OPEN[lock, vacations], {"public_id": claim.public_id})
+        .unique()
+        .one_or_none()
     )
-    if lock:
-        query = query.with_for_update(of=Game)
-    found = session.execute(query).unique().one_or_none()
     if found is None:
         raise Forbidden()
     game, tail_n, tail_hash = found

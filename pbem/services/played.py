@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
@@ -132,14 +132,15 @@ def seat_names(game: Game) -> tuple[str, str]:
     return (game.seats[0].name, game.seats[1].name)
 
 
+_ROWS_FROM = (  # built once, bound per read
+    select(*LOG_COLUMNS)
+    .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))
+    .order_by(MoveRow.n)
+)
+
+
 def _rows_from(session: Session, game: Game, n: int) -> list[Any]:
-    return list(
-        session.execute(
-            select(*LOG_COLUMNS)
-            .where(MoveRow.game_id == game.id, MoveRow.n >= n)
-            .order_by(MoveRow.n)
-        )
-    )
+    return list(session.execute(_ROWS_FROM, {"game_id": game.id, "n": n}))
 
 
 _TAILS = "pbem_log_tails"
