@@ -190,9 +190,7 @@ def new_game(env: Env, i: int) -> Game:
     )
     with env.db.read() as session:
         seed, first = session.execute(
-            select(GameRow.seed, GameRow.first_player).where(
-                GameRow.public_id == created.public_id
-            )
+            select(GameRow.seed, GameRow.first_player).where(GameRow.public_id == created.public_id)
         ).one()
     return Game(created.public_id, created.tokens, Match.new(bytes.fromhex(seed), first))
 
@@ -299,18 +297,22 @@ def run_load(
 
 
 def bare(url: str, folder: Path, args: argparse.Namespace) -> float:
+    """Requests per second of the yardstick, counted after the same warm-up as the app's
+    (a run counted from the first request measured some workers still booting)."""
     server = Server(url, folder, args.workers, args.threads, True, app="benchmarks.bare_app:app")
     count = 0
     lock = threading.Lock()
-    end = time.time() + 5
+    start = time.time() + args.warmup
+    end = start + 5
 
     def worker() -> None:
         nonlocal count
         client = Client(server.port)
         while time.time() < end:
             client.request("POST", "/insert", body={})
-            with lock:
-                count += 1
+            if time.time() >= start:
+                with lock:
+                    count += 1
 
     threads = [threading.Thread(target=worker) for _ in range(args.bots)]
     for t in threads:
