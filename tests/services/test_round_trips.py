@@ -1,0 +1,62 @@
+"""What a move and a seat page say to the database: a fixed, short list of statements.
+
+A lazy load slipping into a page (the seats, the vacations, the log) would add a round
+trip to every request; docs/performance.md counts them, and this keeps them counted.
+"""
+
+from __future__ import annotations
+
+from pbem.services import games, log, moves
+from pbem.services.env import Env
+from tests.services.test_replay_cache import _move, _new_game, statements
+
+
+def outer_from(select: str) -> str:
+    """The table of a SELECT's own FROM (not of a subquery in its column list)."""
+    depth = 0
+    for i, char in enumerate(select):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and select.startswith(" FROM ", i):
+            return select[i + 6 :].split()[0]
+    raise AssertionError(select)
+
+
+def kinds(seen: list[str]) -> list[str]:
+    """``SELECT games``, ``INSERT moves``… for each statement sent (not BEGIN or COMMIT)."""
+    out = []
+    for statement in seen:
+        verb = statement.split()[0]
+        if verb == "SELECT":
+            out.append(f"SELECT {outer_from(statement)}")
+        elif verb == "UPDATE":
+            out.append(f"UPDATE {statement.split()[1]}")
+        elif verb in ("INSERT", "DELETE"):  # INSERT INTO t, DELETE FROM t
+            out.append(f"{verb} {statement.split()[2]}")
+    return out
+
+
+def test_a_move_is_one_select_and_three_inserts(env: Env):
+    _, tokens = _new_game(env)
+    _move(env, tokens)
+    page = games.seat_page(env, tokens[0], log.Client())
+    token = tokens[0] if page.view.my_turn else tokens[1]
+    legal = games.legal_moves(env, token)
+    with statements(env) as seen:
+        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+    assert kinds(seen) == [
+        "SELECT games",
+        "INSERT moves",
+        "INSERT access_log",
+        "INSERT outbox",  # both mails, your turn and the receipt, in one statement
+    ]
+
+
+def test_a_seat_page_is_one_select_and_the_access_log(env: Env):
+    _, tokens = _new_game(env)
+    for _ in range(3):
+        _move(env, tokens)
+    games.seat_page(env, tokens[0], log.Client())
+    with statements(env) as seen:
+        page = games.seat_page(env, tokens[1], log.Client())
+    assert page.next_n == 4
+    assert kinds(seen) == ["SELECT games", "INSERT access_log"]
