@@ -17,6 +17,8 @@ from functools import lru_cache
 from itsdangerous import BadData, URLSafeSerializer
 
 SEAT_SALT = "pbem/seat-link/1"
+#: A seat token is about 60 characters; anything much longer is not one.
+MAX_SEAT_TOKEN = 200
 REPLY_SALT = b"pbem/reply-address/1"
 #: ``<game>-<seat>-<move number>-<key version>-<mac>``: lowercase only, because mail
 #: servers may fold the case of an address's local part.
@@ -49,7 +51,7 @@ class LinkSigner:
         # A token's meaning is a pure function of the key, so both directions are
         # kept: every move signs two links for its mails and opens its own twice.
         self.seat_token = lru_cache(maxsize=4096)(self.seat_token)  # type: ignore[method-assign]
-        self.open_seat = lru_cache(maxsize=4096)(self.open_seat)  # type: ignore[method-assign]
+        self._open_seat = lru_cache(maxsize=4096)(self._open_seat)  # type: ignore[method-assign]
 
     def _reply_mac(self, payload: str) -> str:
         digest = hmac.new(self._reply_key, payload.encode(), hashlib.sha256).digest()[:15]
@@ -74,6 +76,11 @@ class LinkSigner:
 
     def open_seat(self, token: str) -> SeatClaim | None:
         """The claim of a genuine token, or ``None`` for anything forged, altered or malformed."""
+        if len(token) > MAX_SEAT_TOKEN:  # never a real one; and kept out of the cache
+            return None
+        return self._open_seat(token)
+
+    def _open_seat(self, token: str) -> SeatClaim | None:
         try:
             data = self._seat.loads(token)
         except BadData:

@@ -55,7 +55,8 @@ def test_forged_altered_revoked_and_cross_game_tokens_get_403(client, env, game)
     forged = env.links.__class__("another-secret").seat_token(game, 0, 1)
     payload_flipped = flip(token, 3)
     signature_flipped = flip(token, len(token) - 3)
-    for bad in (forged, payload_flipped, signature_flipped, "nonsense", "a.b.c"):
+    too_long = token + "A" * 300  # refused before any signature check (and never cached)
+    for bad in (forged, payload_flipped, signature_flipped, "nonsense", "a.b.c", too_long):
         assert_forbidden_and_silent(client.get(f"/s/{bad}"), env, game)
         assert (
             client.get("/api/seat", headers={"Authorization": f"Bearer {bad}"}).status_code == 403
