@@ -381,8 +381,8 @@ def main() -> None:
         "--warmup", type=float, default=3, help="seconds of the same load first, not counted"
     )
     parser.add_argument("--games", type=int, default=60)
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--bots", type=int, default=12, help="clients submitting moves")
     parser.add_argument(
         "--rate", type=float, help="moves per second the bots aim for (default: as fast as served)"
