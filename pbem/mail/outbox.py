@@ -83,13 +83,13 @@ def queued(session: Session, dedupe_key: str) -> bool:
     return found is not None
 
 
-def queue(session: Session, **fields: Any) -> bool:
-    """Queue a mail (see ``message``); with a ``dedupe_key`` already queued, queue nothing
-    and return False."""
-    key = fields.get("dedupe_key")
+def queue(session: Session, mail: dict[str, Any]) -> bool:
+    """Queue one ``message``; with its ``dedupe_key`` already queued, queue nothing and
+    return False."""
+    key = mail["dedupe_key"]
     if key is not None and queued(session, key):
         return False
-    queue_all(session, [message(**fields)])
+    queue_all(session, [mail])
     return True
 
 

@@ -352,6 +352,9 @@ def digest(
     reader: Reader,
 ) -> bool:
     """One mail listing every game that waits for this address's move (no per-turn mail)."""
+    key = f"digest:{email.casefold()}:{day}"
+    if outbox.queued(session, key):  # before rendering it: a job that runs twice
+        return False
     context = dict(me=name, entries=entries, day=day, now=env.clock.now())
     count = len(entries)
     with use_reader(reader.language, reader.timezone):
@@ -363,15 +366,17 @@ def digest(
         )
     return outbox.queue(
         session,
-        now=env.clock.now(),
-        mail_from=env.config.mail_from,
-        kind="digest",
-        to=f"{name} <{email}>",
-        subject=subject,
-        text=text,
-        html=html,
-        dedupe_key=f"digest:{email.casefold()}:{day}",
-        language=reader.language,
+        outbox.message(
+            now=env.clock.now(),
+            mail_from=env.config.mail_from,
+            kind="digest",
+            to=f"{name} <{email}>",
+            subject=subject,
+            text=text,
+            html=html,
+            dedupe_key=key,
+            language=reader.language,
+        ),
     )
 
 
@@ -405,15 +410,17 @@ def refusal(
         headers = {"In-Reply-To": in_reply_to, "References": in_reply_to}
     outbox.queue(
         session,
-        now=env.clock.now(),
-        mail_from=env.config.mail_from,
-        kind="refusal",
-        to=to,
-        subject=subject,
-        text=text,
-        html=html,
-        game_id=game.id if game is not None else None,
-        seat=seat,
-        headers=headers,
-        language=reader.language,
+        outbox.message(
+            now=env.clock.now(),
+            mail_from=env.config.mail_from,
+            kind="refusal",
+            to=to,
+            subject=subject,
+            text=text,
+            html=html,
+            game_id=game.id if game is not None else None,
+            seat=seat,
+            headers=headers,
+            language=reader.language,
+        ),
     )

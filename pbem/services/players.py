@@ -130,14 +130,16 @@ def _mail(
         subject = str(subject)
     outbox.queue(
         session,
-        now=env.clock.now(),
-        mail_from=env.config.mail_from,
-        kind=kind,
-        to=to,
-        subject=subject,
-        text=text,
-        html=html,
-        language=chosen.language,
+        outbox.message(
+            now=env.clock.now(),
+            mail_from=env.config.mail_from,
+            kind=kind,
+            to=to,
+            subject=subject,
+            text=text,
+            html=html,
+            language=chosen.language,
+        ),
     )
 
 
