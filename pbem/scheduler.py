@@ -1,7 +1,7 @@
 """``pbem scheduler``: APScheduler runs the jobs in one process of its own.
 
 Never inside web workers (each gunicorn worker would run every job). The jobs
-themselves live in ``services.jobs`` and ``mail.delivery`` and are idempotent,
+themselves live in ``services.jobs`` and are idempotent,
 so a restart, an overlap or a second scheduler sends nothing twice.
 """
 
@@ -17,7 +17,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from .leadership import Leadership
-from .mail.delivery import backend_for, deliver_due
+from .mail.delivery import backend_for
 from .services import jobs
 from .services.env import Env
 
@@ -46,11 +46,7 @@ def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
 def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
     backend = backend_for(env.config)
     job_list: list[tuple[str, Callable[[], Any], int]] = [
-        (
-            "deliver",
-            lambda: deliver_due(env.db, env.clock, backend, env.config.mail_from),
-            DELIVER_EVERY,
-        ),
+        ("deliver", lambda: jobs.deliver_mail(env, backend), DELIVER_EVERY),
         ("clock", lambda: jobs.run_clock(env), CLOCK_EVERY),
         ("digest", lambda: jobs.send_digests(env), DIGEST_EVERY),
     ]

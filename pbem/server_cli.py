@@ -340,6 +340,10 @@ def inbound(host: str, port: int, lmtp: bool) -> None:
         controller.stop()
 
 
+def _unwritten(about_n: int | None) -> str:
+    return f"(of move {about_n}: written when sent)"
+
+
 @click.group("outbox", invoke_without_command=True)
 @click.option("--all", "show_all", is_flag=True, help="Also list mail already sent.")
 @click.pass_context
@@ -358,7 +362,7 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
             error = f"  [{r.last_error}]" if r.last_error else ""
             click.echo(
                 f"{r.id:>6}  {r.status:<8} {r.attempts} tries  {iso(r.created_at)}  "
-                f"{r.kind:<16} {r.to_addr}  {r.subject}{error}"
+                f"{r.kind:<16} {r.to_addr}  {r.subject or _unwritten(r.about_n)}{error}"
             )
         if not rows:
             click.echo("no pending or failed mail" if not show_all else "no mail")

@@ -7,6 +7,7 @@ import re
 from sqlalchemy import select
 
 from pbem.services.env import Env
+from pbem.services.notify import Writer
 from pbem.store.models import Game, OutboxMessage
 
 LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")
@@ -17,6 +18,9 @@ NEXT_N = re.compile(r'name="n" value="(\d+)"')
 def mails(
     env: Env, public_id: str, seat: int | None = None, kind: str | None = None
 ) -> list[OutboxMessage]:
+    """A game's mails, each with its words as it would be sent (a mail that tells of a
+    move is written from the log only when it is sent; here, on a copy of the row)."""
+    writer = Writer(env)
     with env.db.read() as session:
         game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
         query = select(OutboxMessage).where(OutboxMessage.game_id == game.id)
@@ -24,7 +28,17 @@ def mails(
             query = query.where(OutboxMessage.seat == seat)
         if kind is not None:
             query = query.where(OutboxMessage.kind == kind)
-        return list(session.scalars(query.order_by(OutboxMessage.id)))
+        rows = list(session.scalars(query.order_by(OutboxMessage.id)))
+        words = [writer.written(session, row) for row in rows]
+        session.expunge_all()  # the words go on the copies, never into the database
+    for row, w in zip(rows, words, strict=True):
+        row.subject, row.text_body, row.html_body, row.headers = (
+            w.subject,
+            w.text,
+            w.html,
+            w.headers,
+        )
+    return rows
 
 
 def link_in(message: OutboxMessage) -> str:

@@ -7,9 +7,11 @@ outage loses nothing.
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import ssl
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ..clock import Clock, as_utc
 from ..config import Config
@@ -24,6 +27,8 @@ from ..store.db import Database
 from ..store.models import OutboxMessage
 
 #: Wait before each retry: about 1 min, 5 min, 30 min, 2 h, 12 h; then the row fails.
+log = logging.getLogger("pbem.mail")
+
 BACKOFF = (
     timedelta(minutes=1),
     timedelta(minutes=5),
@@ -34,6 +39,7 @@ BACKOFF = (
 
 
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
+    assert row.text_body is not None and row.html_body is not None, "write the row first"
     msg = EmailMessage()
     msg["Message-ID"] = row.message_id
     msg["From"] = mail_from
@@ -110,10 +116,25 @@ def backend_for(config: Config) -> Backend:
     return SmtpBackend(config)
 
 
+#: Writes an unwritten row's words into it (``services.notify.Writer.write``).
+Write = Callable[[Session, OutboxMessage], None]
+
+
 def deliver_due(
-    db: Database, clock: Clock, backend: Backend, mail_from: str, limit: int = 50
+    db: Database,
+    clock: Clock,
+    backend: Backend,
+    mail_from: str,
+    limit: int = 50,
+    *,
+    write: Write,
 ) -> int:
-    """Send the rows that are due; returns how many were sent."""
+    """Send the rows that are due; returns how many were sent.
+
+    A row queued without its words gets them from ``write`` first, in the
+    transaction that marks it sent, so the outbox keeps what went out. A row that
+    cannot be written is kept with the error, like one the relay refused.
+    """
     now = clock.now()
     with db.read() as session:
         due = list(
@@ -135,6 +156,12 @@ def deliver_due(
                 .with_for_update(skip_locked=True)
             ).one_or_none()
             if row is None:
+                continue
+            try:
+                write(session, row)
+            except Exception as exc:  # a template or a log that no longer replays: keep the row
+                log.exception("outbox row %s could not be written", row_id)
+                _failed(row, now, f"not written: {type(exc).__name__}: {exc}")
                 continue
             try:
                 backend.send(build_message(row, mail_from))

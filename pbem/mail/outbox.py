@@ -1,6 +1,8 @@
 """The outbox: mails are rows written in the transaction that caused them (invariant 5).
 
 Nothing is sent inside a request; ``deliver_due`` hands due rows to a backend.
+A row holds its words, or (a mail telling of a move) the log entry they are
+written from when it is sent.
 Each row's ``Message-ID`` is fixed when it is queued, so a mail resent after a
 crash carries the same id and a mail client shows it once.
 """
@@ -34,20 +36,23 @@ def message(
     mail_from: str,
     kind: str,
     to: str,
-    subject: str,
-    text: str,
-    html: str,
+    subject: str | None = None,
+    text: str | None = None,
+    html: str | None = None,
     game_id: int | None = None,
     seat: int | None = None,
     headers: dict[str, str] | None = None,
     dedupe_key: str | None = None,
     message_id: str | None = None,
     language: str | None = None,
+    about_n: int | None = None,
 ) -> dict[str, Any]:
     """One outbox row's values, its ``Message-ID`` fixed now.
 
-    ``language`` is the one the mail was written in: its ``Content-Language``
-    header lets a mail client pick fonts, direction and spelling for it.
+    ``language`` is the one the mail is written in: its ``Content-Language``
+    header lets a mail client pick fonts, direction and spelling for it. A mail
+    that tells of logged move ``about_n`` may come without its words: they are
+    written from the log when it is sent.
     """
     return dict(
         message_id=message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>",
@@ -60,6 +65,7 @@ def message(
         html_body=html,
         headers={**(headers or {}), **({"Content-Language": language} if language else {})},
         dedupe_key=dedupe_key,
+        about_n=about_n,
         created_at=now,
         status="pending",
         attempts=0,

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ..i18n import Reader
+from ..mail.delivery import Backend, deliver_due
 from ..store.models import Game, Seat
 from . import notify
 from .deadlines import reminders_due, turn_clock
@@ -94,6 +95,12 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
     # the timeout goes through the log's one path, in a transaction of its own
     if timed_out and match.overdue is None and record_timeout(env, game_id, next_n) is not None:
         report.timeouts += 1
+
+
+def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
+    """Send the outbox's due mails, writing those queued unwritten; returns how many went."""
+    writer = notify.Writer(env)
+    return deliver_due(env.db, env.clock, backend, env.config.mail_from, limit, write=writer.write)
 
 
 def send_digests(env: Env) -> int:

@@ -15,13 +15,15 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
+from ..clock import as_utc
 from ..engine import Match
-from ..engine.explain import Account
+from ..engine.explain import Account, narrate
 from ..i18n import Reader, gettext, ngettext, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
-from ..store.models import Game
+from ..store.models import Game, OutboxMessage
 from .env import Env
+from .log import log_rows, logged_moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,49 +86,96 @@ def _mail(
     message_id: str | None = None,
     **context: Any,
 ) -> dict[str, Any]:
-    """One mail to a seat, rendered in its language, as an outbox row's values.
+    """One mail to a seat, written now in its language, as an outbox row's values."""
+    row = _envelope(env, game, seat, kind, dedupe=dedupe, message_id=message_id)
+    written = _write(env, game, seat, _Draft(kind, subject, context, reply_n), env.clock.now())
+    row.update(
+        subject=written.subject,
+        text_body=written.text,
+        html_body=written.html,
+        headers={**row["headers"], **written.headers},
+    )
+    return row
 
-    ``subject`` and any lazy text in ``context`` are resolved here, for the recipient:
-    a mail written during the other player's request is in the recipient's language.
+
+def _envelope(
+    env: Env,
+    game: Game,
+    seat: int,
+    kind: str,
+    *,
+    dedupe: str | None = None,
+    message_id: str | None = None,
+    about_n: int | None = None,
+) -> dict[str, Any]:
+    """A mail to a seat as an outbox row, without its words: who, which thread, which id."""
+    root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
+    to_seat = game.seats[seat]
+    return outbox.message(
+        now=env.clock.now(),
+        mail_from=env.config.mail_from,
+        kind=kind,
+        to=f"{to_seat.name} <{to_seat.email}>",
+        game_id=game.id,
+        seat=seat,
+        headers={"In-Reply-To": root, "References": root} if message_id is None else {},
+        dedupe_key=dedupe,
+        message_id=message_id,
+        language=to_seat.language,
+        about_n=about_n,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    """What a mail to a seat says, before it is put in the seat's language."""
+
+    kind: str
+    subject: Any  # lazy text
+    context: dict[str, Any]
+    reply_n: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A mail's words as sent: subject, both bodies, and the headers that go with them."""
+
+    subject: str
+    text: str
+    html: str
+    headers: dict[str, str]
+
+
+def _write(env: Env, game: Game, seat: int, draft: _Draft, now: datetime) -> Written:
+    """Put a draft in the seat's language and time zone.
+
+    The subject and any lazy text in the context are resolved here, for the
+    recipient: a mail caused by the other player's request is in the recipient's
+    language. The seat's link and Reply-To carry its current key version.
     """
     names = (game.seats[0].name, game.seats[1].name)
+    context = dict(draft.context)
     headers: dict[str, str] = {}
-    if reply_n is not None:
-        token = env.links.reply_token(game.public_id, seat, reply_n, game.seats[seat].key_version)
+    if draft.reply_n is not None:
+        token = env.links.reply_token(
+            game.public_id, seat, draft.reply_n, game.seats[seat].key_version
+        )
         headers["Reply-To"] = env.config.reply_to(token)
-        context["reply_to"] = headers["Reply-To"]
     context.update(
-        game=_header(game, over=kind == "game_over"),
+        game=_header(game, over=draft.kind == "game_over"),
         seat=seat,
         me=names[seat],
         opponent=names[1 - seat],
         game_url=env.game_url(game.public_id),
         link=context.get("link") or seat_link(env, game, seat),
-        now=env.clock.now(),
+        reply_to=headers.get("Reply-To"),
+        now=now,
     )
-    context.setdefault("reply_to", None)
     to_seat = game.seats[seat]
     with use_reader(to_seat.language, to_seat.timezone):
-        text, html = compose.render(kind, **context)
-        subject = str(subject)
-    root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
-    if message_id is None:
-        headers.update({"In-Reply-To": root, "References": root})
-    return outbox.message(
-        now=env.clock.now(),
-        mail_from=env.config.mail_from,
-        kind=kind,
-        to=f"{names[seat]} <{game.seats[seat].email}>",
-        subject=subject,
-        text=text,
-        html=html,
-        game_id=game.id,
-        seat=seat,
-        headers=headers,
-        dedupe_key=dedupe,
-        message_id=message_id,
-        language=to_seat.language,
-    )
+        text, html = compose.render(draft.kind, **context)
+        subject = str(draft.subject)
+    return Written(subject, text, html, {**headers, "Content-Language": to_seat.language})
 
 
 def invitation(
@@ -171,24 +220,53 @@ def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> No
     )
 
 
-def _mailed(game: Game) -> list[int]:
-    """The seats that want mail about the game's progress (not "only invitations")."""
-    return [s.seat for s in game.seats if s.mail_mode != "invitations"]
+#: The mails that tell of a logged move. They are queued as a reference to the entry
+#: (``about_n``) and written from the log when they are sent: a move's request
+#: renders no mail (docs/performance.md).
+TOLD = ("your_turn", "receipt", "game_over", "timeout")
+
+
+def _told_kind(moved: Moved, seat: int) -> str:
+    """Which mail tells ``seat`` of a move.
+
+    After a round ends the loser starts the next one, so the seat to move may be
+    the one that just moved.
+    """
+    if moved.after.is_over:
+        return "game_over"
+    if moved.move == "timeout":
+        return "timeout"
+    return "your_turn" if seat == moved.after.to_move else "receipt"
+
+
+def _wants(game: Game, seat: int, kind: str) -> bool:
+    """Seats on the daily digest get no per-turn mail; "only invitations" gets neither."""
+    mode = game.seats[seat].mail_mode
+    return mode == "each" if kind in ("your_turn", "receipt") else mode != "invitations"
 
 
 def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     """Game over to both; a timeout to both; else "your turn" and a receipt.
 
-    After a round ends the loser starts the next one, so the seat to move may be
-    the one that just moved. Seats on the daily digest get no per-turn mail. The
-    move's mails go to the outbox in one statement.
+    Queued in one statement, unwritten: ``Writer`` writes each from the log when
+    it is sent (or shown in the dev inbox).
     """
-    outbox.queue_all(session, _mails_after(env, game, moved))
+    to_move = moved.after.to_move
+    seats = (0, 1) if to_move is None else (to_move, 1 - to_move)
+    rows = []
+    for seat in seats:
+        kind = _told_kind(moved, seat)
+        if _wants(game, seat, kind):
+            rows.append(_envelope(env, game, seat, kind, about_n=moved.n))
+    outbox.queue_all(session, rows)
 
 
-def _mails_after(env: Env, game: Game, moved: Moved) -> list[dict[str, Any]]:
+def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
+    """The mail that tells ``seat`` of ``moved``, from the seat's view (invariant 7)."""
     names = (game.seats[0].name, game.seats[1].name)
     after = moved.after
+    kind = _told_kind(moved, seat)
+    opponent = names[1 - seat]
     common = dict(
         move=moved.move,
         words=moved.words,
@@ -198,79 +276,104 @@ def _mails_after(env: Env, game: Game, moved: Moved) -> list[dict[str, Any]]:
         round_ended=moved.round_ended,
         note=moved.message,
     )
-    if after.is_over:
-        return [
-            _mail(
-                env,
-                game,
-                seat,
-                "game_over",
-                _l("Jaipur vs %(opponent)s — game over", opponent=names[1 - seat]),
+    if kind == "game_over":
+        return _Draft(
+            kind,
+            _l("Jaipur vs %(opponent)s — game over", opponent=opponent),
+            dict(
+                common,
                 match=after,
                 won=after.winner == seat,
                 record_url=env.record_url(game.public_id),
-                **common,
-            )
-            for seat in _mailed(game)
-        ]
-    to_move = after.to_move
-    assert to_move is not None
-    waiting = 1 - to_move
-    if moved.move == "timeout":
+            ),
+        )
+    if kind == "timeout":
         can_claim = game.timeout_action == "claim"
-        return [
-            _mail(
-                env,
-                game,
-                seat,
-                "timeout",
-                _l(
-                    "Jaipur vs %(opponent)s — time ran out (move %(n)s)",
-                    opponent=names[1 - seat],
-                    n=moved.n + 1,
-                ),
-                late=seat == to_move,
-                can_claim=can_claim,
-                reply_n=moved.n + 1 if seat == to_move or can_claim else None,
-                **common,
-            )
-            for seat in _mailed(game)
-        ]
-    mails: list[dict[str, Any]] = []
-    if game.seats[to_move].mail_mode == "each":
-        mails.append(
-            _mail(
-                env,
-                game,
-                to_move,
-                "your_turn",
-                _l(
-                    "Jaipur vs %(opponent)s — your turn (move %(n)s)",
-                    opponent=names[waiting],
-                    n=moved.n + 1,
-                ),
-                view=jaipur.seat_view(after, to_move),
-                reply_n=moved.n + 1,
-                **common,
-            )
+        late = seat == after.to_move
+        return _Draft(
+            kind,
+            _l(
+                "Jaipur vs %(opponent)s — time ran out (move %(n)s)",
+                opponent=opponent,
+                n=moved.n + 1,
+            ),
+            dict(common, late=late, can_claim=can_claim),
+            reply_n=moved.n + 1 if late or can_claim else None,
         )
-    if game.seats[waiting].mail_mode == "each":
-        mails.append(
-            _mail(
-                env,
-                game,
-                waiting,
-                "receipt",
-                _l(
-                    "Jaipur vs %(opponent)s — move %(n)s recorded",
-                    opponent=names[to_move],
-                    n=moved.n,
-                ),
-                mine=waiting == moved.seat,
-                **common,
-            )
+    if kind == "your_turn":
+        return _Draft(
+            kind,
+            _l("Jaipur vs %(opponent)s — your turn (move %(n)s)", opponent=opponent, n=moved.n + 1),
+            dict(common, view=jaipur.seat_view(after, seat)),
+            reply_n=moved.n + 1,
         )
-    return mails
+    return _Draft(
+        kind,
+        _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=opponent, n=moved.n),
+        dict(common, mine=seat == moved.seat),
+    )
+
+
+class Writer:
+    """Writes the mails that were queued as references to the log (``TOLD``).
+
+    A mail is rebuilt from what it refers to: the game's settings, the log up to
+    its entry (append-only, so the same words at any later time), and the
+    recipient's seat as it is now (language, time zone, current link). The
+    moves it tells of are kept per writer, as both mails of a move tell of one.
+    """
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self._moved: dict[tuple[int, int], Moved] = {}
+
+    def written(self, session: Session, row: OutboxMessage) -> Written:
+        """The row's words: as stored once written, else written now (nothing is saved)."""
+        if row.text_body is not None:
+            assert row.subject is not None and row.html_body is not None
+            return Written(row.subject, row.text_body, row.html_body, dict(row.headers or {}))
+        if row.kind not in TOLD or row.game_id is None or row.seat is None or row.about_n is None:
+            raise ValueError(f"outbox row {row.id} has no words and nothing to write them from")
+        game = session.get_one(Game, row.game_id)
+        moved = self._moved_at(session, game, row.about_n)
+        draft = _told(self.env, game, moved, row.seat)
+        if draft.kind != row.kind:
+            raise ValueError(
+                f"outbox row {row.id} is a {row.kind} mail, but its move calls for {draft.kind}"
+            )
+        written = _write(self.env, game, row.seat, draft, as_utc(row.created_at))
+        return Written(
+            written.subject, written.text, written.html, {**row.headers, **written.headers}
+        )
+
+    def write(self, session: Session, row: OutboxMessage) -> None:
+        """Store the row's words, as it is about to be sent: the outbox keeps what went out."""
+        if row.text_body is None:
+            written = self.written(session, row)
+            row.subject, row.text_body, row.html_body = written.subject, written.text, written.html
+            row.headers = written.headers
+
+    def _moved_at(self, session: Session, game: Game, n: int) -> Moved:
+        key = (game.id, n)
+        if key not in self._moved:
+            self._moved[key] = moved_at(session, game, n)
+        return self._moved[key]
+
+
+def moved_at(session: Session, game: Game, n: int) -> Moved:
+    """Logged entry ``n`` and what it did, replayed from the game's seed."""
+    rows = log_rows(session, game)
+    if not game.dealt or not 1 <= n <= len(rows):
+        raise ValueError(f"game {game.public_id} has no logged move {n}")
+    entry = rows[n - 1]
+    before = jaipur.replay_moves(
+        bytes.fromhex(game.seed), logged_moves(rows[: n - 1]), game.first_player
+    )
+    move = jaipur.parse_move(entry.move)
+    after = before.apply(move, entry.seat)
+    words = narrate(before, move, entry.seat, game.seats[entry.seat].name)
+    ended = after.results[-1] if len(after.results) > len(before.results) else None
+    return Moved(entry.seat, n, entry.move, entry.hash, words, entry.message, after, ended)
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:

@@ -171,9 +171,12 @@ class OutboxMessage(Base):
     seat: Mapped[int | None]
     kind: Mapped[str] = mapped_column(String(32))
     to_addr: Mapped[str] = mapped_column(String(320))
-    subject: Mapped[str] = mapped_column(String(300))
-    text_body: Mapped[str] = mapped_column(Text)
-    html_body: Mapped[str] = mapped_column(Text)
+    #: Empty until written: a mail telling of logged move ``about_n`` is queued without
+    #: its words and written from the log as it is sent (``notify.Writer``).
+    subject: Mapped[str | None] = mapped_column(String(300))
+    text_body: Mapped[str | None] = mapped_column(Text)
+    html_body: Mapped[str | None] = mapped_column(Text)
+    about_n: Mapped[int | None]
     headers: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime]
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending, sent, failed

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, abort, render_template
 from markupsafe import Markup, escape
 
 from ..mail import outbox
+from ..services.notify import Writer, Written
 from ..store.models import OutboxMessage
 from .context import services
 
@@ -26,30 +27,40 @@ def linkify(text: str) -> Markup:
     return Markup("").join(out)
 
 
+def _words(writer: Writer, session: Any, row: OutboxMessage) -> Written:
+    """A mail's words: stored once sent, else written now as the sender would (nothing saved)."""
+    try:
+        return writer.written(session, row)
+    except Exception as exc:  # a dev tool shows why a mail cannot be written, and goes on
+        error = f"cannot be written: {type(exc).__name__}: {exc}"
+        return Written(f"({row.kind}: {error})", error, f"<p>{escape(error)}</p>", {})
+
+
 @bp.get("/inbox")
 def inbox() -> str:
+    writer = Writer(services())
     with services().db.read() as session:
-        messages = outbox.recent(session)
+        messages = [(m, _words(writer, session, m)) for m in outbox.recent(session)]
         return render_template("web/dev_inbox.html", messages=messages)
 
 
-def _message(message_id: int) -> OutboxMessage:
+def _message(message_id: int) -> tuple[OutboxMessage, Written]:
     with services().db.read() as session:
         row = session.get(OutboxMessage, message_id)
-    if row is None:
-        abort(404)
-    return row
+        if row is None:
+            abort(404)
+        return row, _words(Writer(services()), session, row)
 
 
 @bp.get("/inbox/<int:message_id>")
 def message(message_id: int) -> Any:
-    row = _message(message_id)
-    return render_template("web/dev_message.html", m=row, body=linkify(row.text_body))
+    row, words = _message(message_id)
+    return render_template("web/dev_message.html", m=row, w=words, body=linkify(words.text))
 
 
 @bp.get("/inbox/<int:message_id>/html")
 def message_html(message_id: int) -> Response:
-    response = Response(_message(message_id).html_body, mimetype="text/html")
+    response = Response(_message(message_id)[1].html, mimetype="text/html")
     # mail HTML uses inline styles; it is framed by the dev inbox page of the same site
     response.headers["Content-Security-Policy"] = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"

@@ -8,7 +8,7 @@ from datetime import timedelta
 from click.testing import CliRunner
 
 from pbem.clock import as_utc
-from pbem.mail.delivery import BACKOFF, SmtpBackend, deliver_due
+from pbem.mail.delivery import BACKOFF, SmtpBackend
 from pbem.services import games, jobs, log, moves, seat_links, settings
 from tests.helpers import mails
 from tests.mail.play import new_game, play, to_move, token
@@ -18,9 +18,7 @@ LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")
 
 def deliver_all(env) -> int:
     sent = 0
-    while n := deliver_due(
-        env.db, env.clock, SmtpBackend(env.config), env.config.mail_from, limit=10_000
-    ):
+    while n := jobs.deliver_mail(env, SmtpBackend(env.config), limit=10_000):
         sent += n
     return sent
 

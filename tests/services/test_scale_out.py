@@ -6,7 +6,7 @@ import threading
 import time
 
 from pbem.leadership import Leadership
-from pbem.mail.delivery import deliver_due
+from pbem.services import jobs
 from pbem.store.db import Database
 from tests.helpers import mails
 from tests.mail.play import new_game
@@ -32,7 +32,7 @@ def test_several_senders_at_once_send_each_mail_once(env):
 
     def sender() -> None:
         barrier.wait()
-        while deliver_due(env.db, env.clock, backend, env.config.mail_from, limit=10_000):
+        while jobs.deliver_mail(env, backend, limit=10_000):
             pass
 
     threads = [threading.Thread(target=sender) for _ in range(3)]

@@ -8,8 +8,8 @@ import logging
 from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
-from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend, deliver_due
-from pbem.services import games, log, moves, records
+from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
+from pbem.services import games, jobs, log, moves, records
 from pbem.services.env import Env
 from pbem.store import migrate
 from pbem.store.db import Database, is_sqlite
@@ -76,17 +76,17 @@ def test_console_and_file_backends_deliver_each_row_once(env, tmp_path):
     stream = io.StringIO()
     sent = 0
     while True:
-        n = deliver_due(env.db, env.clock, ConsoleBackend(stream), env.config.mail_from)
+        n = jobs.deliver_mail(env, ConsoleBackend(stream))
         if n == 0:
             break
         sent += n
     rows = _pending(env, public_id)
     assert all(r.status == "sent" for r in rows)
     assert stream.getvalue().count("Subject: Jaipur vs") >= len(rows)
-    assert deliver_due(env.db, env.clock, FileBackend(tmp_path), env.config.mail_from) == 0
+    assert jobs.deliver_mail(env, FileBackend(tmp_path)) == 0
 
     public_id = _play(env, 0)
-    while deliver_due(env.db, env.clock, FileBackend(tmp_path / "mail"), env.config.mail_from):
+    while jobs.deliver_mail(env, FileBackend(tmp_path / "mail")):
         pass
     files = list((tmp_path / "mail").glob("*.eml"))
     assert len(files) >= 2
@@ -106,7 +106,7 @@ def test_a_failed_send_waits_with_backoff_and_loses_nothing(fresh_database, conf
     public_id = _play(env, 0)
     assert isinstance(clock, FrozenClock)
     for _ in range(len(BACKOFF) + 2):
-        deliver_due(env.db, clock, Broken(), env.config.mail_from)
+        jobs.deliver_mail(env, Broken())
         clock.advance(hours=13)
     rows = _pending(env, public_id)
     assert rows and all(r.status == "failed" for r in rows)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
+from pbem.mail import outbox
 from pbem.store import migrate
 from pbem.store.db import Database, SchemaError, is_sqlite, table_names
 from pbem.store.models import MoveRow
@@ -24,6 +27,32 @@ def test_migrations_go_from_empty_to_head_and_back(fresh_database):
         assert table_names(db.engine) <= {"alembic_version"}
         migrate.upgrade(db.engine)  # and up again: the downgrade left nothing behind
         assert table_names(db.engine) >= TABLES
+    finally:
+        db.dispose()
+
+
+def test_a_downgrade_below_0006_waits_for_the_unwritten_mail(fresh_database):
+    """A server at 0005 could not write a move's mail queued by 0006: none is lost."""
+    db = Database(fresh_database())
+    now = datetime(2026, 12, 3, tzinfo=UTC)
+    try:
+        migrate.upgrade(db.engine)
+        with db.write() as session:
+            outbox.queue(
+                session,
+                outbox.message(
+                    now=now, mail_from="pbem@pbem.test", kind="your_turn", to="a@t", about_n=1
+                ),
+            )
+        with pytest.raises(RuntimeError, match="not yet written"):
+            migrate.downgrade(db.engine, "0005")
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+        with db.write() as session:
+            session.execute(
+                text("UPDATE outbox SET subject = 's', text_body = 't', html_body = 'h'")
+            )
+        migrate.downgrade(db.engine, "0005")
+        assert migrate.current_revision(db.engine) == "0005"
     finally:
         db.dispose()
 
