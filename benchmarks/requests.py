@@ -1,11 +1,15 @@
-"""What one request costs the server's CPU: a move POST and a seat page, in one process.
+"""What one request costs the server's CPU: a move POST and a seat page, in one process;
+and what the sender spends on one mail of a move.
 
     .venv/bin/python -m benchmarks.requests [--postgres URL]
 
 The whole Flask app (routing, the reader's language, the use case, the database
-round trips, the mails' rendering) through Flask's test client, with no HTTP server
-and no other load, so the figure is the app's own cost per request, which
-benchmarks/load.py multiplies by gunicorn's and the machine's overheads. It prints
+round trips) through Flask's test client, with no HTTP server and no other load,
+so the figure is the app's own cost per request, which benchmarks/load.py
+multiplies by gunicorn's and the machine's overheads. A move's mails are written
+by the sender, not the request: "mail sent" is one of them claimed, written from
+the log, built as MIME bytes and marked sent (no SMTP conversation), in delivery
+runs of ``MAIL_BATCH`` mails. It prints
 the CPU time of this process per request (the best of several rounds: on a shared
 machine, the others run slow when a neighbour is busy).
 
@@ -25,10 +29,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from email.message import EmailMessage
 from pathlib import Path
 
 from benchmarks.load import Game, drop_database, fresh_database, make_games
-from pbem.engine import parse_move
+from pbem.services import jobs
+
+#: Mails per delivery run measured: a run writes both mails of a move from one replay.
+MAIL_BATCH = 10
+
+
+class Serialized:
+    """A mail backend that builds each message's bytes, as SMTP would, and keeps none."""
+
+    def send(self, message: EmailMessage) -> None:
+        message.as_bytes()
 
 
 class Driver:
@@ -47,23 +62,27 @@ class Driver:
 
         self.app = create_app()
         warm_up(self.app)
+        self.env = self.app.extensions["pbem"]
+        self.backend = Serialized()
         self.client = self.app.test_client()
         self.rnd = random.Random(1)
 
     def move(self) -> None:
         live = [g for g in self.games if not g.over]
         game: Game = self.rnd.choice(live)
-        seat = game.match.to_move
-        assert seat is not None
-        move = str(self.rnd.choice(game.match.legal_moves()))
+        seat, move = game.next
         answer = self.client.post(
             "/api/seat/moves",
             json={"n": game.n, "move": move},
             headers={"Authorization": f"Bearer {game.tokens[seat]}"},
         )
         assert answer.status_code == 201, answer.data
-        game.match = game.match.apply(parse_move(move), seat)
         game.n += 1
+
+    def mails(self) -> None:
+        """One delivery run of ``MAIL_BATCH`` mails, as the scheduler's runs send them."""
+        sent = jobs.deliver_mail(self.env, self.backend, limit=MAIL_BATCH)
+        assert sent == MAIL_BATCH, "no mail left to send"
 
     def page(self) -> None:
         game = self.rnd.choice(self.games)
@@ -112,17 +131,22 @@ def under_callgrind(argv: list[str]) -> None:
 
 
 def count_instructions(driver: Driver, count: int, out: Path) -> None:
-    for label, call in (("move POST", driver.move), ("seat page", driver.page)):
+    calls = (
+        ("move POST", driver.move, count, 1),
+        ("seat page", driver.page, count, 1),
+        ("mail sent", driver.mails, count // MAIL_BATCH, MAIL_BATCH),
+    )
+    for label, call, times, each in calls:
         callgrind("-z")
         callgrind("-i", "on")
-        for _ in range(count):
+        for _ in range(times):
             call()
         before = set(out.glob("callgrind.out.*"))
         callgrind("-d")  # before switching off, which would drop what was counted
         callgrind("-i", "off")
         (dump,) = set(out.glob("callgrind.out.*")) - before
-        millions = instructions(str(dump)) / count / 1e6
-        print(f"{label:<10} {millions:6.2f} M instructions per request", flush=True)
+        millions = instructions(str(dump)) / (times * each) / 1e6
+        print(f"{label:<10} {millions:6.2f} M instructions each", flush=True)
 
 
 def main() -> None:
@@ -146,14 +170,19 @@ def main() -> None:
                 driver.move()
             for _ in range(30):
                 driver.page()
+            for _ in range(3):
+                driver.mails()
             print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.games} games")
             if args.counting:
                 count_instructions(driver, 100, Path(args.counting))
                 return
             move = cpu_per_call(driver.move, args.count, args.rounds)
             page = cpu_per_call(driver.page, args.count // 2, args.rounds)
+            runs = max(1, args.count // MAIL_BATCH)
+            mail = cpu_per_call(driver.mails, runs, args.rounds) / MAIL_BATCH
             print(f"move POST  {move * 1000:5.2f} ms CPU per request (best of {args.rounds})")
             print(f"seat page  {page * 1000:5.2f} ms CPU per request (best of {args.rounds})")
+            print(f"mail sent  {mail * 1000:5.2f} ms CPU per mail (best of {args.rounds})")
         finally:
             drop_database(args.postgres, url)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import tempfile
 import time
@@ -39,22 +38,17 @@ def bucket(n: int) -> int:
     return max(b for b in BUCKETS if b <= n)
 
 
-def play(env: Env, count: int, rnd: random.Random) -> tuple[dict[int, list[float]], int]:
+def play(env: Env, count: int) -> tuple[dict[int, list[float]], int]:
     """Play ``count`` games to the end; seconds per submission by log length, and moves."""
     by_length: dict[int, list[float]] = defaultdict(list)
     total = 0
     for i in range(count):
         game = new_game(env, i)
-        state = game.match
-        n = 0
-        while not state.is_over:
-            move = rnd.choice(state.legal_moves())
-            n += 1
+        for n, (seat, move) in enumerate(game.script, 1):
             started = time.perf_counter()
-            moves.submit_move(env, game.tokens[state.to_move], n, str(move), log.Client())
+            moves.submit_move(env, game.tokens[seat], n, move, log.Client())
             by_length[bucket(n)].append(time.perf_counter() - started)
-            state = state.apply(move)
-        total += n
+        total += len(game.script)
     return by_length, total
 
 
@@ -80,7 +74,7 @@ def run(server_url: str, count: int, cache: bool) -> None:
         env.cache = ReplayCache(0)
     try:
         migrate.upgrade(env.db.engine)
-        by_length, total = play(env, count, random.Random(1))
+        by_length, total = play(env, count)
         label = "cache on" if cache else "cache off"
         print(f"\n{label}: {count} games, {total} moves ({total / count:.0f} per game)")
         print("  submit_move by moves already in the game: median / p90 (ms)")

@@ -94,6 +94,23 @@ def _open_query(lock: bool, vacations: bool) -> Select[Any]:
 _OPEN = {(lock, vac): _open_query(lock, vac) for lock in (False, True) for vac in (False, True)}
 
 
+_BY_ID = (
+    select(Game, *TAIL)
+    .where(Game.id == bindparam("game_id"))
+    .options(joinedload(Game.seats, innerjoin=True))
+)
+
+
+def game_by_id(session: Session, game_id: int) -> Game:
+    """A game with its seats and its log's tail, in one query (the sender writes its mails)."""
+    found = session.execute(_BY_ID, {"game_id": game_id}).unique().one_or_none()
+    if found is None:
+        raise NotFound(_l("There is no game with that id."))
+    game, tail_n, tail_hash = found
+    note_tail(session, game, tail_n, tail_hash)
+    return game
+
+
 class Key(Protocol):
     """A verified claim to a seat: a seat link's or a reply address's."""
 

@@ -252,14 +252,8 @@ def _append(
                 seen_n=n - 1,
                 detail=f"{entry.move} (via {source})",
             )
-            ended = after.results[-1] if len(after.results) > len(before.results) else None
-            notify.after_move(
-                session,
-                env,
-                game,
-                notify.Moved(seat.seat, n, entry.move, entry.hash, words, message, after, ended),
-            )
             grown = log.then(after, words, row)
+            notify.after_move(session, env, game, notify.last_move(grown))
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except IntegrityError:

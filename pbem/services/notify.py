@@ -17,13 +17,14 @@ from sqlalchemy.orm import Session
 from .. import engine as jaipur
 from ..clock import as_utc
 from ..engine import Match
-from ..engine.explain import Account, narrate
+from ..engine.explain import Account
 from ..i18n import Reader, gettext, ngettext, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
 from ..store.models import Game, OutboxMessage
 from .env import Env
-from .log import log_rows, logged_moves
+from .log import game_by_id, log_rows, logged_moves
+from .played import Played, played, seat_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +335,7 @@ class Writer:
             return Written(row.subject, row.text_body, row.html_body, dict(row.headers or {}))
         if row.kind not in TOLD or row.game_id is None or row.seat is None or row.about_n is None:
             raise ValueError(f"outbox row {row.id} has no words and nothing to write them from")
-        game = session.get_one(Game, row.game_id)
+        game = game_by_id(session, row.game_id)
         moved = self._moved_at(session, game, row.about_n)
         draft = _told(self.env, game, moved, row.seat)
         if draft.kind != row.kind:
@@ -356,24 +357,35 @@ class Writer:
     def _moved_at(self, session: Session, game: Game, n: int) -> Moved:
         key = (game.id, n)
         if key not in self._moved:
-            self._moved[key] = moved_at(session, game, n)
+            log = played(self.env, session, game)  # this process's cache, extended
+            self._moved[key] = last_move(log) if log.n == n else moved_at(session, game, n)
         return self._moved[key]
 
 
+def last_move(log: Played) -> Moved:
+    """What the last entry of a replayed log did."""
+    entry = log.entries[-1]
+    return Moved(
+        entry.seat,
+        entry.n,
+        entry.move,
+        entry.hash,
+        entry.words,
+        entry.message,
+        log.match,
+        entry.ended,
+    )
+
+
 def moved_at(session: Session, game: Game, n: int) -> Moved:
-    """Logged entry ``n`` and what it did, replayed from the game's seed."""
+    """Logged entry ``n`` and what it did, replayed from the game's seed (the game has moved
+    on since: a mail sent late, after an outage)."""
     rows = log_rows(session, game)
     if not game.dealt or not 1 <= n <= len(rows):
         raise ValueError(f"game {game.public_id} has no logged move {n}")
-    entry = rows[n - 1]
-    before = jaipur.replay_moves(
-        bytes.fromhex(game.seed), logged_moves(rows[: n - 1]), game.first_player
-    )
-    move = jaipur.parse_move(entry.move)
-    after = before.apply(move, entry.seat)
-    words = narrate(before, move, entry.seat, game.seats[entry.seat].name)
-    ended = after.results[-1] if len(after.results) > len(before.results) else None
-    return Moved(entry.seat, n, entry.move, entry.hash, words, entry.message, after, ended)
+    seed = bytes.fromhex(game.seed)
+    before = jaipur.replay_moves(seed, logged_moves(rows[: n - 1]), game.first_player)
+    return last_move(Played(game.commitment, seat_names(game), before, ()).extended([rows[n - 1]]))
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from .. import engine as jaipur
 from ..clock import as_utc
 from ..engine import Match, MoveError
-from ..engine.explain import narrate
+from ..engine.explain import Account, narrate
 from ..store.models import Game, MoveRow
 from .env import Env
 from .errors import NotStarted
@@ -63,11 +63,12 @@ class Entry:
     seat: int
     name: str
     move: str
-    words: str
+    words: Account
     at: datetime
     source: str
     hash: str
     message: str | None
+    ended: jaipur.RoundResult | None = None  # the round this move ended, if it ended one
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +90,9 @@ class Played:
         """The chain hash the next move extends: the last entry's, or the commitment."""
         return self.entries[-1].hash if self.entries else self.commitment
 
-    def then(self, after: Match, words: str, row: LogRow | Any) -> Played:
+    def then(self, after: Match, words: Account, row: LogRow | Any) -> Played:
         """This log with one more entry whose position and words are already known."""
+        ended = after.results[-1] if len(after.results) > len(self.match.results) else None
         entry = Entry(
             row.n,
             row.seat,
@@ -101,6 +103,7 @@ class Played:
             row.source,
             row.hash,
             row.message,
+            ended,
         )
         return Played(self.commitment, self.names, after, (*self.entries, entry))
 

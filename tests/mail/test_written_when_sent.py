@@ -6,14 +6,16 @@ so entry ``n`` and the position after it are the same at any later time.
 
 from __future__ import annotations
 
+import random
+
 from sqlalchemy import select
 
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import jobs
+from pbem.services import games, jobs, log, moves
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import mails
-from tests.mail.play import new_game, play
+from tests.mail.play import new_game, play, to_move, token
 from tests.mail.test_delivery import deliver_all
 
 TOLD = {"your_turn", "receipt", "game_over", "timeout"}
@@ -110,3 +112,22 @@ def test_the_dev_inbox_shows_an_unwritten_mail_and_writes_nothing(client, env):
     html = client.get(f"/dev/inbox/{row.id}/html")
     assert html.status_code == 200 and "Hello Bo," in html.text
     assert next(r for r in stored(env, public_id) if r.id == row.id).text_body is None
+
+
+def play_out(env, public_id: str, rnd: random.Random) -> None:
+    """Random legal moves to the game's end (always the first would never end it)."""
+    while (seat := to_move(env, public_id)) is not None:
+        t = token(env, public_id, seat)
+        n = len(games.public_page(env, public_id).entries) + 1
+        move = rnd.choice(games.legal_moves(env, t))
+        moves.submit_move(env, t, n, move, log.Client())
+
+
+def test_the_mails_of_the_move_that_ends_a_round_tell_of_the_round(env):
+    public_id = new_game(env)
+    play_out(env, public_id, random.Random(3))
+    told = [m for m in mails(env, public_id) if m.kind in ("your_turn", "receipt")]
+    for number in (1, 2):
+        ending = [m for m in told if f"Round {number} is over" in m.text_body]
+        assert sorted(m.seat for m in ending) == [0, 1]  # both seats, of one move
+        assert len({m.about_n for m in ending}) == 1
