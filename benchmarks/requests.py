@@ -9,7 +9,8 @@ so the figure is the app's own cost per request, which benchmarks/load.py
 multiplies by gunicorn's and the machine's overheads. A move's mails are written
 by the sender, not the request: "mail sent" is one of them claimed, written from
 the log, built as MIME bytes and marked sent (no SMTP conversation), in delivery
-runs of ``MAIL_BATCH`` mails. It prints
+runs of ``MAIL_BATCH`` mails. Last, mails per second to a real SMTP server on
+loopback (aiosmtpd), with one connection per delivery run and with one per mail. It prints
 the CPU time of this process per request (the best of several rounds: on a shared
 machine, the others run slow when a neighbour is busy).
 
@@ -32,7 +33,8 @@ from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
-from benchmarks.load import Game, drop_database, fresh_database, make_games
+from benchmarks.load import Game, drop_database, free_port, fresh_database, make_games
+from pbem.mail.delivery import SmtpBackend
 from pbem.services import jobs
 
 #: Mails per delivery run measured: a run writes both mails of a move from one replay.
@@ -44,6 +46,9 @@ class Serialized:
 
     def send(self, message: EmailMessage) -> None:
         message.as_bytes()
+
+    def close(self) -> None:
+        pass
 
 
 class Driver:
@@ -149,6 +154,54 @@ def count_instructions(driver: Driver, count: int, out: Path) -> None:
         print(f"{label:<10} {millions:6.2f} M instructions each", flush=True)
 
 
+class OneShot:
+    """The SMTP backend as it was: a connection of its own for every mail."""
+
+    def __init__(self, backend: SmtpBackend) -> None:
+        self.backend = backend
+
+    def send(self, message: EmailMessage) -> None:
+        try:
+            self.backend.send(message)
+        finally:
+            self.backend.close()
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+def smtp_rates(driver: Driver, count: int = 200) -> None:
+    """Mails per second (wall clock) to a real SMTP server on loopback (aiosmtpd, in this
+    process), over one connection per delivery run and over one connection per mail."""
+    try:
+        from aiosmtpd.controller import Controller
+    except ImportError:
+        print("SMTP       (aiosmtpd not installed: ./test installs it)")
+        return
+
+    class Sink:
+        async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+            return "250 OK"
+
+    controller = Controller(Sink(), hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        config = driver.env.config.with_(
+            mail_backend="smtp", smtp_host="127.0.0.1", smtp_port=controller.port
+        )
+        for label, backend in (
+            ("one connection per run ", SmtpBackend(config)),
+            ("one connection per mail", OneShot(SmtpBackend(config))),
+        ):
+            started, sent = time.perf_counter(), 0
+            while sent < count:
+                sent += jobs.deliver_mail(driver.env, backend, limit=50)
+            rate = sent / (time.perf_counter() - started)
+            print(f"SMTP, {label}  {rate:5.0f} mails/s (loopback, runs of 50)")
+    finally:
+        controller.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--postgres", default=os.environ.get("PBEM_TEST_DATABASE_URL"))
@@ -183,6 +236,7 @@ def main() -> None:
             print(f"move POST  {move * 1000:5.2f} ms CPU per request (best of {args.rounds})")
             print(f"seat page  {page * 1000:5.2f} ms CPU per request (best of {args.rounds})")
             print(f"mail sent  {mail * 1000:5.2f} ms CPU per mail (best of {args.rounds})")
+            smtp_rates(driver)
         finally:
             drop_database(args.postgres, url)
 

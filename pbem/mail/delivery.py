@@ -57,6 +57,9 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
 class Backend(Protocol):
     def send(self, message: EmailMessage) -> None: ...
 
+    def close(self) -> None:
+        """Let go of anything held between sends (``deliver_due`` calls it after a run)."""
+
 
 class ConsoleBackend:
     """Development: print each mail's text part, links and all, to the terminal."""
@@ -74,6 +77,9 @@ class ConsoleBackend:
             flush=True,
         )
 
+    def close(self) -> None:
+        pass
+
 
 class FileBackend:
     """Development: write each mail as an ``.eml`` file into a folder."""
@@ -86,13 +92,44 @@ class FileBackend:
         name = message["Message-ID"].strip("<>").replace("@", "_").replace("/", "_")
         (self.folder / f"{name}.eml").write_bytes(message.as_bytes())
 
+    def close(self) -> None:
+        pass
+
 
 class SmtpBackend:
+    """One SMTP connection per delivery run, not per mail.
+
+    Opening one (TCP, STARTTLS or SSL, login) costs more than sending a mail over
+    it. Before each reuse a NOOP checks that the relay still holds it (relays drop
+    idle or long-lived connections), and a dead one is replaced before anything is
+    sent. A failed send drops the connection: the row backs off, and the next row
+    starts on a fresh one.
+    """
+
     def __init__(self, config: Config, timeout: float = 30) -> None:
         self.config = config
         self.timeout = timeout
+        self._smtp: smtplib.SMTP | None = None
 
     def send(self, message: EmailMessage) -> None:
+        try:
+            self._connection().send_message(message)
+        except (OSError, smtplib.SMTPException):
+            self.close()
+            raise
+
+    def _connection(self) -> smtplib.SMTP:
+        if self._smtp is not None:
+            try:
+                if self._smtp.noop()[0] == 250:
+                    return self._smtp
+            except (OSError, smtplib.SMTPException):
+                pass
+            self.close()
+        self._smtp = self._connect()
+        return self._smtp
+
+    def _connect(self) -> smtplib.SMTP:
         c = self.config
         if c.smtp_tls == "ssl":
             smtp: smtplib.SMTP = smtplib.SMTP_SSL(
@@ -100,12 +137,24 @@ class SmtpBackend:
             )
         else:
             smtp = smtplib.SMTP(c.smtp_host, c.smtp_port, timeout=self.timeout)
-        with smtp:
+        try:
             if c.smtp_tls == "starttls":
                 smtp.starttls(context=ssl.create_default_context())
             if c.smtp_user:
                 smtp.login(c.smtp_user, c.smtp_password)
-            smtp.send_message(message)
+        except BaseException:
+            smtp.close()
+            raise
+        return smtp
+
+    def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is None:
+            return
+        try:
+            smtp.quit()
+        except (OSError, smtplib.SMTPException):
+            smtp.close()
 
 
 def backend_for(config: Config) -> Backend:
@@ -145,6 +194,15 @@ def deliver_due(
                 .limit(limit)
             )
         )
+    try:
+        return _deliver(db, now, backend, mail_from, due, write)
+    finally:
+        backend.close()
+
+
+def _deliver(
+    db: Database, now: datetime, backend: Backend, mail_from: str, due: list[int], write: Write
+) -> int:
     sent = 0
     for row_id in due:
         with db.write() as session:

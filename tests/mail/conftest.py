@@ -21,10 +21,12 @@ def free_port() -> int:
 class Collector:
     def __init__(self) -> None:
         self.received: list[EmailMessage] = []
+        self.peers: list[tuple[str, int]] = []  # the client's address of each mail's connection
 
     async def handle_DATA(self, server, session, envelope) -> str:
         msg = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
         self.received.append(msg)  # type: ignore[arg-type]
+        self.peers.append(session.peer)
         return "250 OK"
 
 
@@ -46,6 +48,11 @@ class SmtpServer:
     @property
     def received(self) -> list[EmailMessage]:
         return self.collector.received
+
+    @property
+    def connections(self) -> int:
+        """How many connections the mails received so far came over."""
+        return len(set(self.collector.peers))
 
 
 @pytest.fixture

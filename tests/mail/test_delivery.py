@@ -8,7 +8,7 @@ from datetime import timedelta
 from click.testing import CliRunner
 
 from pbem.clock import as_utc
-from pbem.mail.delivery import BACKOFF, SmtpBackend
+from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
 from pbem.services import games, jobs, log, moves, seat_links, settings
 from tests.helpers import mails
 from tests.mail.play import new_game, play, to_move, token
@@ -96,6 +96,33 @@ def test_mail_waits_through_an_outage_and_is_delivered_once(smtp_env, smtp_serve
         i for i in ids if public_id in i or i in {r.message_id for r in rows}
     )
     assert len(ids) == len(set(ids))  # nothing twice
+
+
+def test_one_delivery_run_sends_its_mails_over_one_connection(smtp_env, smtp_server):
+    env = smtp_env
+    public_id = new_game(env)
+    play(env, public_id, 4)
+    queued = len(mails(env, public_id))
+    assert jobs.deliver_mail(env, SmtpBackend(env.config), limit=10_000) == queued >= 10
+    assert len(smtp_server.received) == queued and smtp_server.connections == 1
+    play(env, public_id, 1)
+    deliver_all(env)  # the next run opens a connection of its own
+    assert smtp_server.connections == 2
+
+
+def test_a_connection_the_relay_dropped_is_replaced_before_sending(smtp_env, smtp_server):
+    env = smtp_env
+    public_id = new_game(env)
+    play(env, public_id, 1)
+    first, second, *_ = mails(env, public_id)
+    backend = SmtpBackend(env.config)
+    backend.send(build_message(first, env.config.mail_from))
+    smtp_server.stop()  # the relay restarts: the connection held is dead
+    smtp_server.start()
+    backend.send(build_message(second, env.config.mail_from))
+    backend.close()
+    assert [m["Message-ID"] for m in smtp_server.received] == [first.message_id, second.message_id]
+    assert smtp_server.connections == 2
 
 
 def test_outbox_command_lists_and_retries_failed_mail(smtp_env, smtp_server, monkeypatch):

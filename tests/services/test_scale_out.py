@@ -24,6 +24,9 @@ class Slow:
         with self.lock:
             self.sent.append(message["Message-ID"])
 
+    def close(self) -> None:
+        pass
+
 
 def test_several_senders_at_once_send_each_mail_once(env):
     ids = [new_game(env) for _ in range(6)]

@@ -97,6 +97,9 @@ class Broken:
     def send(self, message):
         raise ConnectionRefusedError("SMTP server down")
 
+    def close(self) -> None:
+        pass
+
 
 def test_a_failed_send_waits_with_backoff_and_loses_nothing(fresh_database, config, clock):
     url = fresh_database()  # an outbox of its own: only this game's mail is due
