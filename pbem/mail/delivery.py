@@ -26,9 +26,9 @@ from ..config import Config
 from ..store.db import Database
 from ..store.models import OutboxMessage
 
-#: Wait before each retry: about 1 min, 5 min, 30 min, 2 h, 12 h; then the row fails.
 log = logging.getLogger("pbem.mail")
 
+#: Wait before each retry: about 1 min, 5 min, 30 min, 2 h, 12 h; then the row fails.
 BACKOFF = (
     timedelta(minutes=1),
     timedelta(minutes=5),
