@@ -80,6 +80,21 @@ class RateLimited(ServiceError):
     status = 429
 
 
+class Unavailable(ServiceError):
+    """The database did not answer (``store.db.DatabaseUnavailable``)."""
+
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__(
+            _l(
+                "The server lost its connection to the game's database for a moment. "
+                "Try again in a minute: the game's page shows whether your last move "
+                "went through."
+            )
+        )
+
+
 class NotStarted(Conflict):
     def __init__(self) -> None:
         super().__init__(

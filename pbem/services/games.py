@@ -340,8 +340,12 @@ def current_clock(
 def seat_page(
     env: Env, token: str, client: Client, *, action: str = "view"
 ) -> SeatPage | WaitingPage:
-    """What the seat link shows: that seat's view only (invariant 7), and the log."""
-    with env.db.write() as session:
+    """What the seat link shows: that seat's view only (invariant 7), and the log.
+
+    One query and one access-log row, the most frequent request after a move, so it
+    runs without a transaction around it (``Database.autocommit``).
+    """
+    with env.db.autocommit() as session:
         game, seat = authenticate(env, session, token, vacations=True)
         if not game.dealt:
             note_use(session, env, game, seat, action, client, seen_n=0)

@@ -12,7 +12,8 @@ from ..i18n import lazy_gettext as _l
 from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
-from ..services.errors import ServiceError
+from ..services.errors import ServiceError, Unavailable
+from ..store.db import DatabaseUnavailable
 from . import api, csrf, dev, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
@@ -82,6 +83,12 @@ def create_app(
         if request.path.startswith("/api/"):
             return api.error_json(error)
         return render_template("web/error.html", error=error), error.status
+
+    @app.errorhandler(DatabaseUnavailable)
+    def _database_unavailable(_error: DatabaseUnavailable) -> Any:
+        response = app.make_response(_service_error(Unavailable()))
+        response.headers["Retry-After"] = "30"
+        return response
 
     @app.errorhandler(404)
     def _not_found(_error: Any) -> Any:

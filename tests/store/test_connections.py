@@ -1,0 +1,146 @@
+"""Connections: pinged only after lying idle, a lost one answered with 503 and replaced,
+and the seat page's statements committed one by one without a transaction."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+
+from pbem.services import games
+from pbem.store import db as store_db
+from pbem.store.db import Database, DatabaseUnavailable, is_sqlite
+from pbem.store.models import AccessLog, Game, MoveRow
+
+APP_NAME = "pbem-connection-test"
+
+
+@pytest.fixture
+def pg_only(database_url):
+    if is_sqlite(database_url):
+        pytest.skip("pinging and cutting connections is PostgreSQL's")
+
+
+@pytest.fixture
+def own_db(database_url, pg_only):
+    """A Database with a pool of its own, its connections named so they can be cut."""
+    url = database_url + ("&" if "?" in database_url else "?") + f"application_name={APP_NAME}"
+    db = Database(url)
+    yield db
+    db.dispose()
+
+
+def cut_connections(database_url: str) -> int:
+    """What a database restart does to the pool: every connection of ``own_db`` is gone."""
+    admin = create_engine(database_url)
+    try:
+        with admin.connect() as c:
+            cut = c.execute(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE application_name = :name"
+                ),
+                {"name": APP_NAME},
+            ).scalar()
+            c.commit()
+        return cut or 0
+    finally:
+        admin.dispose()
+
+
+def one(db: Database) -> int:
+    with db.read() as session:
+        return session.execute(text("SELECT 1")).scalar_one()
+
+
+def test_an_idle_connection_is_pinged_and_replaced_before_use(own_db, database_url, monkeypatch):
+    assert one(own_db) == 1
+    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 0.0)  # every connection counts as idle
+    assert cut_connections(database_url) == 1
+    assert one(own_db) == 1  # the ping found it dead; the pool opened a new one
+
+
+def test_a_connection_just_used_is_not_pinged_so_a_cut_fails_once_then_heals(
+    own_db, database_url, monkeypatch
+):
+    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 3600.0)
+    assert one(own_db) == 1
+    assert cut_connections(database_url) == 1
+    with pytest.raises(DatabaseUnavailable):
+        one(own_db)
+    assert one(own_db) == 1
+
+
+def test_a_lost_connection_answers_503_in_words_and_the_next_request_is_served(
+    own_db, database_url, config, clock, monkeypatch
+):
+    from pbem.services.env import Env
+    from pbem.web import create_app
+
+    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 3600.0)
+    env = Env(config=config, db=own_db, clock=clock)
+    created = games.create_game(
+        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    )
+    client = create_app(env=env).test_client()
+    assert client.get(f"/s/{created.tokens[0]}").status_code == 200
+
+    assert cut_connections(database_url) == 1
+    page = client.get(f"/s/{created.tokens[0]}")
+    assert page.status_code == 503
+    assert page.headers["Retry-After"] == "30"
+    assert "lost its connection to the game" in page.text
+
+    assert client.get(f"/s/{created.tokens[0]}").status_code == 200  # a new connection
+    assert cut_connections(database_url) == 1
+    answer = client.post(
+        "/api/seat/moves",
+        json={"n": 1, "move": "take camels"},
+        headers={"Authorization": f"Bearer {created.tokens[0]}"},
+    )
+    assert answer.status_code == 503
+    assert answer.json["status"] == 503 and "database" in answer.json["error"]
+
+    assert client.get(f"/s/{created.tokens[0]}").status_code == 200
+    with own_db.read() as session:
+        game_id = session.scalar(select(Game.id).where(Game.public_id == created.public_id))
+        moves = session.scalar(select(func.count()).where(MoveRow.game_id == game_id))
+    assert moves == 0  # the cut move left nothing behind
+
+
+def test_autocommit_commits_each_statement_at_once(database, env):
+    created = games.create_game(
+        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    )
+    with database.read() as session:
+        game_id = session.scalar(select(Game.id).where(Game.public_id == created.public_id))
+
+    def views() -> int:
+        with database.read() as session:
+            return session.scalar(
+                select(func.count()).where(AccessLog.game_id == game_id, AccessLog.action == "x")
+            )
+
+    with pytest.raises(RuntimeError), database.autocommit() as session:
+        session.execute(
+            AccessLog.__table__.insert(),
+            dict(game_id=game_id, seat=0, at=env.clock.now(), action="x", key_version=1),
+        )
+        assert views() == 1  # visible to others before the block ends
+        raise RuntimeError("after the statement: nothing to roll back")
+    assert views() == 1
+
+
+def test_a_connection_back_from_autocommit_runs_transactions_again(database):
+    """The pool hands the same connection to the next use case: it must BEGIN again
+    (on SQLite, SQLAlchemy's isolation level setting would have undone our own BEGIN)."""
+    with database.autocommit() as session:
+        session.execute(text("SELECT 1"))
+    with database.write() as session:
+        session.execute(text("SELECT 1"))
+        raw = session.connection().connection.driver_connection
+        if is_sqlite(database.url):
+            assert raw.isolation_level is None  # the sqlite3 module still leaves BEGIN to us
+            assert raw.in_transaction  # and ours (BEGIN IMMEDIATE) was sent
+        else:
+            assert raw.autocommit is False
+            assert raw.info.transaction_status.name == "INTRANS"
