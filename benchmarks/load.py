@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -31,9 +32,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem.engine import Match
 from tests.databases import create_pg_database, drop_pg_database
@@ -223,7 +225,18 @@ class Figures:
     posts: list[float] = field(default_factory=list)
     pages: list[tuple[int, float]] = field(default_factory=list)  # (log length, seconds)
     refused: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
+
+    def merge(self, other: Figures) -> None:
+        self.posts += other.posts
+        self.pages += other.pages
+        self.refused += other.refused
+
+    def __getstate__(self) -> dict[str, object]:  # sent back from a client process
+        return {"posts": self.posts, "pages": self.pages, "refused": self.refused}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state, lock=threading.Lock())
 
 
 def pct(values: list[float], p: float) -> float:
@@ -233,20 +246,31 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
 
 
+#: How far each game has got (its next move's number), shared by the client processes:
+#: bots write their own games' entries, readers read them to bucket pages by log length.
+Progress = Any
+
+
 def bot(
-    port: int, mine: list[Game], end: float, figures: Figures, seed: int, rate: float | None
+    port: int,
+    mine: list[tuple[int, Game]],
+    progress: Progress,
+    end: float,
+    seed: int,
+    rate: float | None,
+    figures: Figures,
 ) -> None:
     """Play these games until time is up or they are over: as fast as the server answers,
     or paced at ``rate`` moves per second (a schedule kept whatever the answers take)."""
     rnd = random.Random(seed)
     client = Client(port)
-    live = [g for g in mine if not g.over]
+    live = [(i, g) for i, g in mine if not g.over]
     due = time.time() + (rnd.random() / rate if rate else 0)  # bots out of step, not in bursts
     while live and time.time() < end:
         if rate:
             time.sleep(max(0.0, due - time.time()))
             due += 1 / rate
-        game = rnd.choice(live)
+        i, game = rnd.choice(live)
         seat, move = game.next
         t0 = time.perf_counter()
         status, _ = client.request(
@@ -258,14 +282,21 @@ def bot(
                 figures.refused += 1
             continue
         game.n += 1
+        progress[i] = game.n
         with figures.lock:
             figures.posts.append(elapsed)
         if game.over:
-            live.remove(game)
+            live.remove((i, game))
 
 
 def reader(
-    port: int, games_: list[Game], end: float, rate: float, figures: Figures, seed: int
+    port: int,
+    games_: list[Game],
+    progress: Progress,
+    end: float,
+    rate: float,
+    seed: int,
+    figures: Figures,
 ) -> None:
     """Open seat pages at ``rate`` per second (paced, not as fast as possible)."""
     rnd = random.Random(seed)
@@ -273,10 +304,10 @@ def reader(
     due = time.time() + rnd.random() / rate  # readers out of step with each other
     while due < end:
         time.sleep(max(0.0, due - time.time()))
-        game = rnd.choice(games_)
-        length = game.n - 1
+        i = rnd.randrange(len(games_))
+        length = progress[i] - 1
         t0 = time.perf_counter()
-        status, _ = client.request("GET", f"/s/{rnd.choice(game.tokens)}")
+        status, _ = client.request("GET", f"/s/{rnd.choice(games_[i].tokens)}")
         elapsed = time.perf_counter() - t0
         if status == 200:
             with figures.lock:
@@ -284,36 +315,55 @@ def reader(
         due += 1 / rate
 
 
-def run_load(
-    port: int, games_: list[Game], args: argparse.Namespace, seconds: float
-) -> tuple[Figures, float]:
+def clients(targets: list[tuple[Callable[..., None], tuple[object, ...]]], out: Any) -> None:
+    """One client process: its clients as threads, their figures sent back when done."""
     figures = Figures()
-    end = time.time() + seconds
-    threads = [
-        threading.Thread(
-            target=bot,
-            args=(
-                port,
-                games_[i :: args.bots],
-                end,
-                figures,
-                i,
-                args.rate and args.rate / args.bots,
-            ),
-        )
-        for i in range(args.bots)
-    ] + [
-        threading.Thread(
-            target=reader, args=(port, games_, end, args.pages / args.readers, figures, 100 + i)
-        )
-        for i in range(args.readers)
-    ]
-    t0 = time.time()
+    threads = [threading.Thread(target=f, args=(*a, figures)) for f, a in targets]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return figures, time.time() - t0
+    out.put(figures)
+
+
+def run_load(
+    port: int, games_: list[Game], args: argparse.Namespace, seconds: float
+) -> tuple[Figures, float]:
+    """The bots and the readers for ``seconds``, in client processes of their own.
+
+    Clients sharing one interpreter queue on its lock: a reader's page, answered,
+    waits until a bot thread lets go, and that wait was counted in the page's latency.
+    So the readers get a process to themselves and the bots are spread over
+    ``args.client_processes`` more, as players' browsers do not share a lock at all.
+    """
+    context = multiprocessing.get_context("fork")
+    progress = context.Array("i", [g.n for g in games_], lock=False)
+    end = time.time() + seconds
+    mine = [[(j, games_[j]) for j in range(i, len(games_), args.bots)] for i in range(args.bots)]
+    rate = args.rate and args.rate / args.bots
+    processes = args.client_processes
+    groups: list[list[tuple[Callable[..., None], tuple[object, ...]]]] = [
+        [(bot, (port, mine[i], progress, end, i, rate)) for i in range(k, args.bots, processes)]
+        for k in range(processes)
+    ]
+    per_reader = args.pages / args.readers
+    groups.append(
+        [(reader, (port, games_, progress, end, per_reader, 100 + i)) for i in range(args.readers)]
+    )
+    out = context.Queue()
+    t0 = time.time()
+    started = [context.Process(target=clients, args=(group, out)) for group in groups]
+    for p in started:
+        p.start()
+    figures = Figures()
+    for _ in started:
+        figures.merge(out.get())
+    for p in started:
+        p.join()
+    wall = time.time() - t0
+    for j, game in enumerate(games_):
+        game.n = progress[j]
+    return figures, wall
 
 
 def bare(url: str, folder: Path, args: argparse.Namespace) -> float:
@@ -406,6 +456,9 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=12, help="clients submitting moves")
     parser.add_argument(
         "--rate", type=float, help="moves per second the bots aim for (default: as fast as served)"
+    )
+    parser.add_argument(
+        "--client-processes", type=int, default=2, help="processes the bots are spread over"
     )
     parser.add_argument("--readers", type=int, default=4, help="clients opening seat pages")
     parser.add_argument("--pages", type=float, default=30, help="seat pages per second in all")
