@@ -47,7 +47,7 @@ def is_sqlite(url: str) -> bool:
 #: Seconds a pooled PostgreSQL connection may lie unused and still be handed out
 #: without a ping. A database restarted while the site is quiet (the usual time for
 #: it) goes unnoticed by players; one restarted under load fails the requests that
-#: were using its connections (503, nothing changed), and the pool replaces them all.
+#: were using its connections (503, see DatabaseUnavailable), and the pool replaces them all.
 PING_IDLE_AFTER = 5.0
 
 
