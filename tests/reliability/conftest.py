@@ -22,6 +22,7 @@ class Gunicorn:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / "access.log"
+        self.errors = folder / "error.log"  # a file: a pipe nobody reads stalls the workers
         if not database_url.startswith("sqlite"):  # tag the app's connections, to cut only those
             database_url += ("&" if "?" in database_url else "?") + "application_name=pbem-web"
         self.environ = {
@@ -35,13 +36,14 @@ class Gunicorn:
             "PBEM_WORKERS": str(workers),
             "PBEM_ACCESS_LOG": str(self.log),
         }
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")],
-            env=self.environ,
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        with self.errors.open("ab") as errors:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "deploy" / "gunicorn.conf.py")],
+                env=self.environ,
+                cwd=folder,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+            )
         for _ in range(150):
             try:
                 urllib.request.urlopen(self.base + "/", timeout=1)
@@ -49,7 +51,7 @@ class Gunicorn:
             except OSError:  # refused, reset, or bound but no worker answering yet
                 time.sleep(0.1)
         self.proc.kill()
-        pytest.fail(self.proc.stderr.read().decode()[-2000:] if self.proc.stderr else "no start")
+        pytest.fail(self.errors.read_text(errors="replace")[-2000:] or "no start")
 
     def worker_pids(self) -> list[int]:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
