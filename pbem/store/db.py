@@ -5,16 +5,15 @@ with ``BEGIN IMMEDIATE`` so two writers queue on the database lock instead of
 both reading a log and then failing to upgrade; on PostgreSQL two racing moves
 both try ``INSERT … n`` and ``UNIQUE(game_id, n)`` lets only one commit.
 
-On PostgreSQL every round trip counts under load: each one waits for the server's
-process to get a core, on cores the web workers keep busy. So a pooled connection
-is pinged before use only after it has lain idle (``PING_IDLE_AFTER``), and a use
-case that reads with one query and logs one row runs in ``Database.autocommit()``,
-without BEGIN and COMMIT.
+On PostgreSQL every round trip counts under load: ``postgresql.py`` says how a move
+and a seat page get by with two each. The driver's connections are in autocommit mode
+on both databases and the BEGIN is ours (the ``begin`` listeners), so a write
+transaction's BEGIN can differ from a read's, and an autocommit session needs no
+change of a connection's mode.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -44,18 +43,11 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-#: Seconds a pooled PostgreSQL connection may lie unused and still be handed out
-#: without a ping. A database restarted while the site is quiet (the usual time for
-#: it) goes unnoticed by players; one restarted under load fails the requests that
-#: were using its connections (503, see DatabaseUnavailable), and the pool replaces them all.
-PING_IDLE_AFTER = 5.0
-
-
 def make_engine(url: str, **kwargs: Any) -> Engine:
     if not is_sqlite(url):
-        engine = create_engine(url, **kwargs)
-        _ping_when_idle(engine)
-        return engine
+        from .postgresql import postgresql_engine  # only PostgreSQL's engines need psycopg
+
+        return postgresql_engine(url, **kwargs)
     engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **kwargs)
 
     @event.listens_for(engine, "connect")
@@ -80,29 +72,6 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     return engine
 
 
-def _ping_when_idle(engine: Engine) -> None:
-    """``pool_pre_ping``, but only for a connection idle longer than ``PING_IDLE_AFTER``.
-
-    A ping is a round trip on every request, which under load costs as much wall time
-    as the game's own query. A connection that served a request a moment ago is as
-    alive as a ping would show.
-    """
-
-    @event.listens_for(engine, "checkin")
-    def _idle_from(_dbapi_connection: Any, record: Any) -> None:
-        record.info["idle_since"] = time.monotonic()
-
-    @event.listens_for(engine, "checkout")
-    def _ping_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
-        since = record.info.get("idle_since")
-        if since is None or time.monotonic() - since <= PING_IDLE_AFTER:
-            return  # new, or just used
-        try:
-            engine.dialect.do_ping(dbapi_connection)
-        except Exception as error:  # the pool opens a new connection instead
-            raise exc.DisconnectionError(str(error)) from error
-
-
 class Database:
     def __init__(self, url: str, engine: Engine | None = None) -> None:
         self.url = url
@@ -112,14 +81,10 @@ class Database:
         self._write = sessionmaker(
             self.engine.execution_options(pbem_write=True), expire_on_commit=False
         )
-        # SQLite's connections are in the sqlite3 module's autocommit mode already (no
-        # implicit BEGIN, see make_engine), and changing their isolation level would
-        # undo that: there, autocommit only means that no BEGIN is emitted.
-        autocommit = (
-            {"pbem_autocommit": True} if self._sqlite else {"isolation_level": "AUTOCOMMIT"}
-        )
+        # The driver's connections are in autocommit mode on both databases (see
+        # make_engine): an autocommit session only leaves out our BEGIN.
         self._autocommit = sessionmaker(
-            self.engine.execution_options(**autocommit), expire_on_commit=False
+            self.engine.execution_options(pbem_autocommit=True), expire_on_commit=False
         )
 
     @contextmanager
@@ -144,6 +109,10 @@ class Database:
         """
         with self._reachable(), self._autocommit() as session:
             yield session
+            if not self._sqlite and session.in_transaction():
+                from .postgresql import answer_for
+
+                answer_for(session)  # the last INSERT's answer: its error is ours
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:

@@ -4,10 +4,13 @@ and the seat page's statements committed one by one without a transaction."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy.exc import IntegrityError
 
 from pbem.services import games
-from pbem.store import db as store_db
+from pbem.services.log import INSERT_ACCESS
+from pbem.services.moves import INSERT_MOVE
+from pbem.store import postgresql
 from pbem.store.db import Database, DatabaseUnavailable, is_sqlite
 from pbem.store.models import AccessLog, Game, MoveRow
 
@@ -54,7 +57,7 @@ def one(db: Database) -> int:
 
 def test_an_idle_connection_is_pinged_and_replaced_before_use(own_db, database_url, monkeypatch):
     assert one(own_db) == 1
-    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 0.0)  # every connection counts as idle
+    monkeypatch.setattr(postgresql, "PING_IDLE_AFTER", 0.0)  # every connection counts as idle
     assert cut_connections(database_url) == 1
     assert one(own_db) == 1  # the ping found it dead; the pool opened a new one
 
@@ -62,7 +65,7 @@ def test_an_idle_connection_is_pinged_and_replaced_before_use(own_db, database_u
 def test_a_connection_just_used_is_not_pinged_so_a_cut_fails_once_then_heals(
     own_db, database_url, monkeypatch
 ):
-    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 3600.0)
+    monkeypatch.setattr(postgresql, "PING_IDLE_AFTER", 3600.0)
     assert one(own_db) == 1
     assert cut_connections(database_url) == 1
     with pytest.raises(DatabaseUnavailable):
@@ -76,7 +79,7 @@ def test_a_lost_connection_answers_503_in_words_and_the_next_request_is_served(
     from pbem.services.env import Env
     from pbem.web import create_app
 
-    monkeypatch.setattr(store_db, "PING_IDLE_AFTER", 3600.0)
+    monkeypatch.setattr(postgresql, "PING_IDLE_AFTER", 3600.0)
     env = Env(config=config, db=own_db, clock=clock)
     created = games.create_game(
         env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
@@ -132,7 +135,7 @@ def test_autocommit_commits_each_statement_at_once(database, env):
 
 def test_a_connection_back_from_autocommit_runs_transactions_again(database):
     """The pool hands the same connection to the next use case: it must BEGIN again
-    (on SQLite, SQLAlchemy's isolation level setting would have undone our own BEGIN)."""
+    (the driver's connection stays in autocommit mode, and the BEGIN is ours)."""
     with database.autocommit() as session:
         session.execute(text("SELECT 1"))
     with database.write() as session:
@@ -142,5 +145,63 @@ def test_a_connection_back_from_autocommit_runs_transactions_again(database):
             assert raw.isolation_level is None  # the sqlite3 module still leaves BEGIN to us
             assert raw.in_transaction  # and ours (BEGIN IMMEDIATE) was sent
         else:
-            assert raw.autocommit is False
-            assert raw.info.transaction_status.name == "INTRANS"
+            assert raw.autocommit is True  # never switched: a switch is a round trip
+            assert raw.info.transaction_status.name == "INTRANS"  # our BEGIN went first
+
+
+def a_game_id(env) -> int:
+    created = games.create_game(
+        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    )
+    with env.db.read() as session:
+        return session.scalar(select(Game.id).where(Game.public_id == created.public_id))
+
+
+def access_row(env, game_id: int, action: str) -> dict[str, object]:
+    return dict(game_id=game_id, seat=0, at=env.clock.now(), action=action, key_version=1)
+
+
+def test_an_insert_sent_without_waiting_still_fails_its_transaction(database, env, caplog):
+    """On PostgreSQL a move's INSERTs go out without waiting for their answers (pipeline
+    mode): a UNIQUE violation comes back with the COMMIT, as the same IntegrityError,
+    nothing of the transaction is written, and the connection goes back to the pool
+    fit for the next use case (not dropped, with an error logged, by the pool's reset)."""
+    game_id = a_game_id(env)
+    move = dict(
+        game_id=game_id,
+        n=1,
+        seat=0,
+        move="camels",
+        at=env.clock.now(),
+        hash="h",
+        position="{}",
+        source="web",
+        message=None,
+    )
+    with database.write() as session:
+        session.execute(INSERT_MOVE, move)
+    dropped = []
+    event.listen(database.engine, "invalidate", lambda *args: dropped.append(args))
+    event.listen(database.engine, "close", lambda *args: dropped.append(args))
+    with pytest.raises(IntegrityError), database.write() as session:
+        session.execute(INSERT_ACCESS, access_row(env, game_id, "before"))
+        session.execute(INSERT_MOVE, move)  # n = 1 again
+    with database.read() as session:
+        moves = session.scalar(select(func.count()).where(MoveRow.game_id == game_id))
+        logged = session.scalar(select(func.count()).where(AccessLog.action == "before"))
+    assert (moves, logged) == (1, 0)
+    assert dropped == []
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
+
+
+def test_an_autocommit_block_answers_for_its_last_insert(database, env):
+    """The seat page's access-log row is the last statement of its block and nothing
+    reads after it: its error is still raised by the block, not lost or left to the
+    next user of the connection."""
+    with pytest.raises(IntegrityError), database.autocommit() as session:
+        session.execute(INSERT_ACCESS, access_row(env, 10**9, "nowhere"))  # no such game
+    game_id = a_game_id(env)  # the connection serves the next use case as usual
+    with database.autocommit() as session:
+        session.execute(INSERT_ACCESS, access_row(env, game_id, "here"))
+    with database.read() as session:
+        assert session.scalar(select(func.count()).where(AccessLog.action == "here")) == 1
