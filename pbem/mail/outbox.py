@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..store.models import OutboxMessage
 
-INSERT_OUTBOX = insert(OutboxMessage.__table__)  # compiled once, bound per mail
+INSERT_OUTBOX = insert(OutboxMessage.__table__).inline()  # compiled once; no RETURNING
 
 
 def domain_of(address: str) -> str:
