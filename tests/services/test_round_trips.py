@@ -2,12 +2,23 @@
 
 A lazy load slipping into a page (the seats, the vacations, the log) would add a round
 trip to every request; docs/performance.md counts them, and this keeps them counted.
+On PostgreSQL the round trips themselves are counted too, in libpq's protocol trace:
+pipeline mode (pbem/store/postgresql.py) sends several statements per round trip.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
 from pbem.services import games, log, moves
 from pbem.services.env import Env
+from pbem.store.db import is_sqlite
 from tests.services.test_replay_cache import _move, _new_game, statements
 
 
@@ -60,3 +71,56 @@ def test_a_seat_page_is_one_select_and_the_access_log(env: Env):
         page = games.seat_page(env, tokens[1], log.Client())
     assert page.next_n == 4
     assert kinds(seen) == ["SELECT games", "INSERT access_log"]
+
+
+@contextmanager
+def round_trips(env: Env) -> Iterator[list[int]]:
+    """How often the client waited for PostgreSQL: each Sync (extended protocol,
+    pipelined or not), Flush or simple Query is answered before the client goes on.
+    The count is in the list once the block ends."""
+    if is_sqlite(env.db.url):
+        pytest.skip("round trips are PostgreSQL's; SQLite is in the process")
+    from psycopg import pq
+
+    trace = tempfile.TemporaryFile()
+    traced: list[Any] = []
+
+    def start(dbapi_connection: Any, *_args: Any) -> None:
+        dbapi_connection.pgconn.trace(trace.fileno())
+        dbapi_connection.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+        traced.append(dbapi_connection)
+
+    count: list[int] = []
+    event.listen(env.db.engine, "checkout", start)
+    try:
+        yield count
+    finally:
+        event.remove(env.db.engine, "checkout", start)
+        for dbapi_connection in traced:
+            dbapi_connection.pgconn.untrace()
+        trace.seek(0)
+        sent = [line.split("\t") for line in trace.read().decode().splitlines()]
+        count.append(sum(1 for m in sent if m[0] == "F" and m[2] in ("Sync", "Flush", "Query")))
+        trace.close()
+
+
+def test_on_postgresql_a_move_is_two_round_trips(env: Env):
+    """BEGIN with the game's SELECT, then the three INSERTs with the COMMIT."""
+    _, tokens = _new_game(env)
+    _move(env, tokens)
+    page = games.seat_page(env, tokens[0], log.Client())
+    token = tokens[0] if page.view.my_turn else tokens[1]
+    legal = games.legal_moves(env, token)
+    with round_trips(env) as count:
+        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+    assert count == [2]
+
+
+def test_on_postgresql_a_seat_page_is_two_round_trips(env: Env):
+    """The game's SELECT, then the access-log INSERT (no transaction around them)."""
+    _, tokens = _new_game(env)
+    _move(env, tokens)
+    games.seat_page(env, tokens[1], log.Client())
+    with round_trips(env) as count:
+        games.seat_page(env, tokens[1], log.Client())
+    assert count == [2]
