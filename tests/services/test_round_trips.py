@@ -82,26 +82,25 @@ def round_trips(env: Env) -> Iterator[list[int]]:
         pytest.skip("round trips are PostgreSQL's; SQLite is in the process")
     from psycopg import pq
 
-    trace = tempfile.TemporaryFile()
     traced: list[Any] = []
-
-    def start(dbapi_connection: Any, *_args: Any) -> None:
-        dbapi_connection.pgconn.trace(trace.fileno())
-        dbapi_connection.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
-        traced.append(dbapi_connection)
-
     count: list[int] = []
-    event.listen(env.db.engine, "checkout", start)
-    try:
-        yield count
-    finally:
-        event.remove(env.db.engine, "checkout", start)
-        for dbapi_connection in traced:
-            dbapi_connection.pgconn.untrace()
-        trace.seek(0)
-        sent = [line.split("\t") for line in trace.read().decode().splitlines()]
-        count.append(sum(1 for m in sent if m[0] == "F" and m[2] in ("Sync", "Flush", "Query")))
-        trace.close()
+    with tempfile.TemporaryFile() as trace:
+
+        def start(dbapi_connection: Any, *_args: Any) -> None:
+            dbapi_connection.pgconn.trace(trace.fileno())
+            dbapi_connection.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+            traced.append(dbapi_connection)
+
+        event.listen(env.db.engine, "checkout", start)
+        try:
+            yield count
+        finally:
+            event.remove(env.db.engine, "checkout", start)
+            for dbapi_connection in traced:
+                dbapi_connection.pgconn.untrace()
+            trace.seek(0)
+            sent = [line.split("\t") for line in trace.read().decode().splitlines()]
+            count.append(sum(m[0] == "F" and m[2] in ("Sync", "Flush", "Query") for m in sent))
 
 
 def test_on_postgresql_a_move_is_two_round_trips(env: Env):
