@@ -1,4 +1,10 @@
-"""The yardstick of benchmarks/load.py: a bare Flask endpoint doing one INSERT and commit."""
+"""The yardstick of benchmarks/load.py: a bare Flask endpoint doing one INSERT and commit.
+
+Its table is made by load.py before gunicorn starts, not here in each worker: two
+workers running ``CREATE TABLE IF NOT EXISTS`` at once on PostgreSQL can both try to
+create it, and a worker that fails to boot stops gunicorn's master (the clients then
+saw "connection refused").
+"""
 
 from __future__ import annotations
 
@@ -7,18 +13,22 @@ import os
 from flask import Flask
 from sqlalchemy import text
 
-from pbem.store.db import Database
+from pbem.store.db import Database, is_sqlite
 
-db = Database(os.environ["PBEM_DATABASE_URL"])
-with db.write() as session:
-    session.execute(
-        text(
-            "CREATE TABLE IF NOT EXISTS bench_bare (id INTEGER PRIMARY KEY, note VARCHAR(40))"
-            if db.url.startswith("sqlite")
-            else "CREATE TABLE IF NOT EXISTS bench_bare (id SERIAL PRIMARY KEY, note VARCHAR(40))"
-        )
-    )
 
+def create_table(url: str) -> None:
+    db = Database(url)
+    key = "INTEGER PRIMARY KEY" if is_sqlite(url) else "SERIAL PRIMARY KEY"
+    try:
+        with db.write() as session:
+            session.execute(
+                text(f"CREATE TABLE IF NOT EXISTS bench_bare (id {key}, note VARCHAR(40))")
+            )
+    finally:
+        db.dispose()
+
+
+db = Database(os.environ.get("PBEM_DATABASE_URL", "sqlite://"))  # set for gunicorn's workers
 app = Flask(__name__)
 
 

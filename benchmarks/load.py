@@ -369,6 +369,9 @@ def run_load(
 def bare(url: str, folder: Path, args: argparse.Namespace) -> float:
     """Requests per second of the yardstick, counted after the same warm-up as the app's
     (a run counted from the first request measured some workers still booting)."""
+    from benchmarks.bare_app import create_table
+
+    create_table(url)
     server = Server(url, folder, args.workers, args.threads, True, app="benchmarks.bare_app:app")
     count = 0
     lock = threading.Lock()
@@ -389,6 +392,8 @@ def bare(url: str, folder: Path, args: argparse.Namespace) -> float:
         t.start()
     for t in threads:
         t.join()
+    if server.proc.poll() is not None:
+        raise SystemExit(f"the bare endpoint's gunicorn stopped (exit {server.proc.returncode})")
     server.stop()
     return count / 5
 
