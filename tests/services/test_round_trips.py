@@ -46,14 +46,19 @@ def kinds(seen: list[str]) -> list[str]:
     return out
 
 
-def test_a_move_is_one_select_and_three_inserts(env: Env):
+def a_move_to_make(env: Env) -> tuple[str, int, str]:
+    """The token of the seat to move in a game one move old, the move's number, a move."""
     _, tokens = _new_game(env)
     _move(env, tokens)
     page = games.seat_page(env, tokens[0], log.Client())
     token = tokens[0] if page.view.my_turn else tokens[1]
-    legal = games.legal_moves(env, token)
+    return token, page.next_n, games.legal_moves(env, token)[0]
+
+
+def test_a_move_is_one_select_and_three_inserts(env: Env):
+    token, n, move = a_move_to_make(env)
     with statements(env) as seen:
-        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+        moves.submit_move(env, token, n, move, log.Client())
     assert kinds(seen) == [
         "SELECT games",
         "INSERT moves",
@@ -105,13 +110,9 @@ def round_trips(env: Env) -> Iterator[list[int]]:
 
 def test_on_postgresql_a_move_is_two_round_trips(env: Env):
     """BEGIN with the game's SELECT, then the three INSERTs with the COMMIT."""
-    _, tokens = _new_game(env)
-    _move(env, tokens)
-    page = games.seat_page(env, tokens[0], log.Client())
-    token = tokens[0] if page.view.my_turn else tokens[1]
-    legal = games.legal_moves(env, token)
+    token, n, move = a_move_to_make(env)
     with round_trips(env) as count:
-        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+        moves.submit_move(env, token, n, move, log.Client())
     assert count == [2]
 
 
