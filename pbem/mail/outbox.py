@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from ..store.models import OutboxMessage
 
-INSERT_OUTBOX = insert(OutboxMessage.__table__).inline()  # compiled once; no RETURNING
+INSERT_OUTBOX = insert(OutboxMessage.__table__).inline()  # compiled once; no RETURNING: pipelined
 
 
 def domain_of(address: str) -> str:

@@ -22,7 +22,7 @@ from .errors import Forbidden, NotFound, NotStarted
 from .played import cached_match, note_tail
 
 # Prebuilt, so each request only binds parameters to a statement compiled once.
-INSERT_ACCESS = insert(AccessLog.__table__).inline()  # no RETURNING: db.py pipelines it
+INSERT_ACCESS = insert(AccessLog.__table__).inline()  # no RETURNING, so pipelined
 # The number and chain hash of a game's last logged move, read with the game's row,
 # so a cached replay is confirmed current without a query of its own (played.py).
 _LAST = (

@@ -41,7 +41,7 @@ from .log import (
 from .played import LogRow, played, remember
 
 MESSAGE_LIMIT = 500
-INSERT_MOVE = insert(MoveRow.__table__).inline()  # compiled once; no RETURNING (db.py)
+INSERT_MOVE = insert(MoveRow.__table__).inline()  # compiled once; no RETURNING: pipelined
 Opener = Callable[[Session], tuple[Game, Seat]]
 
 
