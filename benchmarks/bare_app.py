@@ -8,6 +8,7 @@ saw "connection refused").
 
 from __future__ import annotations
 
+import functools
 import os
 
 from flask import Flask
@@ -28,12 +29,17 @@ def create_table(url: str) -> None:
         db.dispose()
 
 
-db = Database(os.environ.get("PBEM_DATABASE_URL", "sqlite://"))  # set for gunicorn's workers
+@functools.cache
+def database() -> Database:
+    """The workers' database, made on first use: load.py imports this module too."""
+    return Database(os.environ["PBEM_DATABASE_URL"])
+
+
 app = Flask(__name__)
 
 
 @app.post("/insert")
 def insert() -> tuple[str, int]:
-    with db.write() as session:
+    with database().write() as session:
         session.execute(text("INSERT INTO bench_bare (note) VALUES ('x')"))
     return "ok", 201

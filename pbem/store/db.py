@@ -14,7 +14,7 @@ change of a connection's mode.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -86,6 +86,11 @@ class Database:
         self._autocommit = sessionmaker(
             self.engine.execution_options(pbem_autocommit=True), expire_on_commit=False
         )
+        self._answer_for: Callable[[Session], None] | None = None  # SQLite answers at once
+        if not self._sqlite:
+            from .postgresql import answer_for
+
+            self._answer_for = answer_for
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -109,10 +114,8 @@ class Database:
         """
         with self._reachable(), self._autocommit() as session:
             yield session
-            if not self._sqlite and session.in_transaction():
-                from .postgresql import answer_for
-
-                answer_for(session)  # the last INSERT's answer: its error is ours
+            if self._answer_for is not None and session.in_transaction():
+                self._answer_for(session)  # the last INSERT's answer: its error is ours
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:
