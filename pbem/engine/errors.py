@@ -50,6 +50,14 @@ MESSAGES: dict[str, str] = {
     "sell_needs_cards": N_("say what to sell, e.g. 'sell 3 cloth'"),
     "sell_one_type": N_("a sale is of one type of good only, not {goods}"),
     "sell_camel": N_("camels are never sold"),
+    "all_not_here": N_(
+        "'{word}' means every card of a good in your hand ('sell all leather') "
+        "or every camel in the market ('camels'): it has no clear meaning in this move"
+    ),
+    "sell_all_needs_hand": N_(
+        "'{word}' is counted in your hand, which is not known here: "
+        "write the count, e.g. 'sell 3 cloth'"
+    ),
     # forbidden by the rules
     "game_over": N_("the game is over: no more moves"),
     "round_over": N_("the round is over"),
@@ -75,6 +83,9 @@ MESSAGES: dict[str, str] = {
     "not_in_herd": N_("your herd has {have} camels: you cannot give {want}"),
     "sell_too_few_precious": N_("{card} must be sold at least 2 at a time"),
     "sell_nothing": N_("a sale sells at least one card"),
+    "sell_all_none": N_("you hold no {card}: there is none to sell"),
+    "sell_all_count": N_("you hold {have} {card}: 'all' is {have}, not {count}"),
+    "sell_all_too_few": N_("you hold {have} {card}: {card} must be sold at least 2 at a time"),
     "resign_needs_seat": N_("a resignation, timeout or claim must say which seat it is for"),
     "timeout_not_to_move": N_("only the seat to move can run out of time"),
     "already_overdue": N_("this seat's time has already run out"),

@@ -5,20 +5,30 @@ reads text liberally: any case, accents or none, commas or ``+`` between cards,
 plurals and other listed forms, counts (``2 spice``, ``2x spice``, ``spice x2``) in
 any script's digits (``۳``, ``３``), unambiguous prefixes (``dia``, ``si``, ``sp``),
 words run together where a language writes without spaces (Chinese), and the blank
-or quoted lines around a move in an email reply. It raises nothing but
-``InvalidMoveError``. The vocabularies of other languages are data kept outside
-the engine (``pbem.i18n.notation``); English, the notation itself, is here.
+or quoted lines around a move in an email reply. Invisible formatting characters
+(bidi marks, a byte-order mark, zero-width spaces) are dropped and trailing
+punctuation is ignored, so a refusal never quotes a word that looks right.
+
+Nothing is guessed: a word may be left out only when leaving it out cannot change
+the move (``the``, ``and``, a measure word). "All" (``sell all leather``) means
+every card of that good in the mover's hand, so it is read against the hand the
+caller passes; without one, or where "all" has no clear meaning, the move is
+refused rather than read as something else. Text that cannot be read raises
+``InvalidMoveError``; an "all" the hand cannot satisfy raises ``IllegalMoveError``.
+The vocabularies of other languages are data kept outside the engine
+(``pbem.i18n.notation``); English, the notation itself, is here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .cards import CARDS, Card
-from .errors import InvalidMoveError
+from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 
 VERBS = ("take", "camels", "exchange", "sell", "resign", "timeout", "claim")
@@ -27,6 +37,52 @@ _COUNT = re.compile(r"^(?:x|×)?(\d{1,2})(?:x|×)?$")
 _SPLIT = re.compile(r"[\s,;+،؛、，；]+")
 _LETTER_VARIANTS = str.maketrans({"ي": "ی", "ك": "ک", "ى": "ی", "\u200c": None, "\u0640": None})
 MAX_TEXT = 2000
+_ZWNJ = "\u200c"
+#: Ignored at the end of a move: sentence punctuation of the languages players write
+#: in (Greek question mark and ano teleia, Arabic-script marks, CJK full stops).
+_TRAILING = frozenset(".!?:;,…。！？：；，、．؟،؛۔·\u037e\u0387")
+#: Ignored around a move: a move copied with the quotes a message shows it in.
+_QUOTES = frozenset("'\"`«»‹›“”„‘’‚「」『』﹁﹂")
+
+
+def _arabic_letter(ch: str) -> bool:
+    return ch.isalpha() and "ARABIC" in unicodedata.name(ch, "")
+
+
+def visible(text: str) -> str:
+    """``text`` without invisible formatting characters (Unicode category Cf).
+
+    Bidi marks, embeddings and isolates, a byte-order mark, zero-width spaces and
+    joiners, soft hyphens and word joiners change nothing a player sees, so a word
+    carrying them must read as the word it looks like. The zero-width non-joiner
+    between two Arabic-script letters is kept: it is part of Persian spelling
+    (``ادویه‌ها``), and ``fold`` compares words without it anyway.
+    """
+    if text.isascii():
+        return text
+    out = []
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) != "Cf":
+            out.append(ch)
+        elif ch == _ZWNJ and out and _arabic_letter(out[-1]):
+            nxt = next((c for c in text[i + 1 :] if unicodedata.category(c) != "Cf"), "")
+            if nxt and _arabic_letter(nxt):
+                out.append(ch)
+    return "".join(out)
+
+
+def _trimmed(line: str) -> str:
+    """``line`` without trailing punctuation and enclosing quotes (``Take diamond.``)."""
+    start, end = 0, len(line)
+    while True:
+        while end > start and (line[end - 1].isspace() or line[end - 1] in _TRAILING):
+            end -= 1
+        while start < end and (line[start].isspace() or line[start] in _QUOTES):
+            start += 1
+        if end > start and line[end - 1] in _QUOTES:
+            end -= 1
+            continue
+        return line[start:end]
 
 
 def fold(text: str) -> str:
@@ -53,7 +109,8 @@ class Vocabulary:
     ``verbs`` maps each accepted form to one of ``VERBS``; ``cards`` maps each form
     (singular, plural, inflected, short) to its card. ``spelled`` says how a move is
     written, with ``{card}``, ``{count}``, ``{taken}`` and ``{given}`` slots, and
-    ``names`` gives the form a card is written in.
+    ``names`` gives the form a card is written in. ``every`` lists the words for
+    "all"; ``fillers`` only words whose absence cannot change a move.
     """
 
     language: str
@@ -64,6 +121,8 @@ class Vocabulary:
     spelled: Mapping[str, str]
     names: Mapping[Card, str]
     claim_extras: Iterable[str] = ()
+    #: The words for "all": every card of a good in hand, or every camel in the market.
+    every: Iterable[str] = ()
     #: Split runs of text on known words (a language written without spaces).
     segment: bool = False
     #: The digits counts are written in (Persian writes ``۳``); any digits are read.
@@ -73,6 +132,7 @@ class Vocabulary:
     _separators: frozenset[str] = field(init=False, repr=False, compare=False)
     _fillers: frozenset[str] = field(init=False, repr=False, compare=False)
     _claim_extras: frozenset[str] = field(init=False, repr=False, compare=False)
+    _every: frozenset[str] = field(init=False, repr=False, compare=False)
     _known: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -85,11 +145,13 @@ class Vocabulary:
             "_separators": frozenset(fold(w) for w in self.separators),
             "_fillers": frozenset(fold(w) for w in self.fillers),
             "_claim_extras": frozenset(fold(w) for w in self.claim_extras),
+            "_every": frozenset(fold(w) for w in self.every),
         }
+        assert not folded["_every"] & folded["_fillers"], self.language
         for name, value in folded.items():
             object.__setattr__(self, name, value)
         known = set(folded["_verbs"]) | set(folded["_cards"]) | folded["_separators"]
-        known |= folded["_fillers"] | folded["_claim_extras"]
+        known |= folded["_fillers"] | folded["_claim_extras"] | folded["_every"]
         object.__setattr__(self, "_known", tuple(sorted(known, key=len, reverse=True)))
 
     def card_name(self, card: Card) -> str:
@@ -135,7 +197,7 @@ ENGLISH = Vocabulary(
     },
     cards=_english_forms(),
     separators=("for", "with", "give", "giving", "->", "=>", "→"),
-    fillers=("and", "the", "all", "my", "of", "&", "a"),
+    fillers=("and", "the", "my", "of", "&", "a"),
     spelled={
         "take": "take {card}",
         "camels": "camels",
@@ -147,15 +209,19 @@ ENGLISH = Vocabulary(
     },
     names={card: card.word for card in CARDS},
     claim_extras=("win",),
+    every=("all", "every"),
 )
 
 
 def move_line(text: str) -> str:
-    """The first line that is neither blank nor quoted email text (``> …``)."""
-    for line in text.splitlines():
+    """The first line that is neither blank nor quoted email text (``> …``), as it
+    looks: without invisible characters, trailing punctuation or enclosing quotes."""
+    for line in visible(text).splitlines():
         stripped = line.strip()
-        if stripped and not stripped.startswith(">"):
-            return stripped
+        if stripped.startswith(">"):
+            continue
+        if trimmed := _trimmed(stripped):
+            return trimmed
     return ""
 
 
@@ -278,17 +344,20 @@ def _verb(tokens: list[str], vocab: Vocabulary) -> tuple[str, list[str]]:
     return verbs.pop(), tokens[1:]
 
 
-def parse_move(text: str, vocab: Vocabulary = ENGLISH) -> Move:
+def parse_move(text: str, vocab: Vocabulary = ENGLISH, hand: Sequence[int] | None = None) -> Move:
     """Read one move; ``InvalidMoveError`` says what could not be read.
 
-    Words are compared folded (``κρασί`` as ``κρασι``), but an error quotes the
-    word as the player typed it.
+    ``hand`` is the mover's hand (a count per card, indexed by ``Card``), which
+    "sell all leather" is read against; the parser returns a plain move either
+    way, so what is logged and checked is the move the player meant. Words are
+    compared folded (``κρασί`` as ``κρασι``), but an error quotes the word as the
+    player typed it (without the invisible characters it may have carried).
     """
     if not isinstance(text, str):
         raise InvalidMoveError("empty")
     line = move_line(text[:MAX_TEXT])
     try:
-        return _read(_tokens(line, vocab), vocab)
+        return _read(_tokens(line, vocab), vocab, hand)
     except InvalidMoveError as error:
         word = error.params.get("word")
         typed = _as_typed(line).get(word) if isinstance(word, str) else None
@@ -306,10 +375,17 @@ def _as_typed(line: str) -> dict[str, str]:
     return typed
 
 
-def _read(tokens: list[str], vocab: Vocabulary) -> Move:
+def _read(tokens: list[str], vocab: Vocabulary, hand: Sequence[int] | None) -> Move:
     if not tokens:
         raise InvalidMoveError("empty")
+    if tokens[0] in vocab._every:  # "all camels", "全部骆驼"
+        rest = [w for w in tokens if w not in vocab._every]
+        with contextlib.suppress(InvalidMoveError):
+            if rest and _verb(rest, vocab) == ("camels", []):
+                return TakeCamels()
+        raise InvalidMoveError("unknown_verb", word=tokens[0])
     verb, rest = _verb(tokens, vocab)
+    every = next((w for w in rest if w in vocab._every), None)
 
     if verb in _STANDALONE:
         if rest and not (verb == "claim" and all(w in vocab._claim_extras for w in rest)):
@@ -317,7 +393,7 @@ def _read(tokens: list[str], vocab: Vocabulary) -> Move:
         return _STANDALONE[verb]()
 
     if verb == "camels":
-        if rest:
+        if any(w not in vocab._every for w in rest):
             raise InvalidMoveError("camels_extra")
         return TakeCamels()
 
@@ -325,19 +401,26 @@ def _read(tokens: list[str], vocab: Vocabulary) -> Move:
         parts = _split_exchange(rest, vocab)
         if parts is None:
             raise InvalidMoveError("exchange_needs_for")
+        if every is not None:
+            raise InvalidMoveError("all_not_here", word=every)
         return _exchange(*parts, vocab)
 
+    words = [w for w in rest if w not in vocab._every]
     if verb == "take":
         parts = _split_exchange(rest, vocab)
         if parts is not None:
+            if every is not None:
+                raise InvalidMoveError("all_not_here", word=every)
             return _exchange(*parts, vocab)
-        cards = _card_list(rest, vocab)
+        cards = _card_list(words, vocab)
         if not cards:
             raise InvalidMoveError("take_needs_one_good")
         if all(card is Card.CAMEL for card in cards):
             if len(cards) > 1:
                 raise InvalidMoveError("camels_take_all")
-            return TakeCamels()
+            return TakeCamels()  # "take camels", "take all camels"
+        if every is not None:
+            raise InvalidMoveError("all_not_here", word=every)
         if Card.CAMEL in cards:
             raise InvalidMoveError("take_needs_one_good")
         if len(cards) > 1:
@@ -349,7 +432,7 @@ def _read(tokens: list[str], vocab: Vocabulary) -> Move:
         return TakeGood(cards[0])
 
     # sell
-    cards = _card_list(rest, vocab)
+    cards = _card_list(words, vocab)
     if not cards:
         raise InvalidMoveError("sell_needs_cards")
     kinds = sorted(set(cards))
@@ -357,7 +440,28 @@ def _read(tokens: list[str], vocab: Vocabulary) -> Move:
         raise InvalidMoveError("sell_camel")
     if len(kinds) > 1:
         raise InvalidMoveError("sell_one_type", goods=", ".join(vocab.names[c] for c in kinds))
-    return Sell(kinds[0], len(cards))
+    if every is None:
+        return Sell(kinds[0], len(cards))
+    counted = len(cards) > 1 or any(_COUNT.match(w) for w in words)
+    return _sell_all(kinds[0], len(cards) if counted else None, every, hand)
+
+
+def _sell_all(good: Card, count: int | None, word: str, hand: Sequence[int] | None) -> Sell:
+    """Selling "all" of ``good``: every one in ``hand``, or a refusal that says why not.
+
+    A count written beside "all" must agree with the hand; it is never preferred
+    to it, nor it to the count.
+    """
+    if hand is None:
+        raise InvalidMoveError("sell_all_needs_hand", word=word)
+    have = hand[good]
+    if have == 0:
+        raise IllegalMoveError("sell_all_none", card=good.word)
+    if count is not None and count != have:
+        raise IllegalMoveError("sell_all_count", have=have, card=good.word, count=count)
+    if good.is_precious and have < 2:
+        raise IllegalMoveError("sell_all_too_few", have=have, card=good.word)
+    return Sell(good, have)
 
 
 def format_move(move: Move, vocab: Vocabulary = ENGLISH) -> str:

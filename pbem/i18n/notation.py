@@ -8,6 +8,7 @@ The log and the record always store the canonical English notation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from ..engine import Card, InvalidMoveError, Move, parse_move
@@ -64,7 +65,6 @@ GREEK = Vocabulary(
         "την",
         "τις",
         "τους",
-        "όλες",
         "ένα",
         "μια",
         "κάρτα",
@@ -89,6 +89,7 @@ GREEK = Vocabulary(
         C: "καμήλα",
     },
     claim_extras=("νίκης", "νίκη"),
+    every=("όλα", "όλες", "όλους", "όλο", "όλη", "όλοι"),
 )
 
 PERSIAN = Vocabulary(
@@ -127,7 +128,7 @@ PERSIAN = Vocabulary(
         }
     ),
     separators=("با", "به", "برای", "->", "=>", "→", "←"),
-    fillers=("و", "تا", "عدد", "کارت", "همه", "همه‌ی", "را"),
+    fillers=("و", "تا", "عدد", "کارت", "را"),
     spelled={
         "take": "بردار {card}",
         "camels": "شترها",
@@ -139,6 +140,7 @@ PERSIAN = Vocabulary(
     },
     names={D: "الماس", G: "طلا", S: "نقره", CL: "پارچه", SP: "ادویه", L: "چرم", C: "شتر"},
     claim_extras=("برد",),
+    every=("همه", "همه‌ی", "همۀ", "همگی", "تمام", "تمامی"),
     digits="۰۱۲۳۴۵۶۷۸۹",
 )
 
@@ -179,7 +181,7 @@ UKRAINIAN = Vocabulary(
         }
     ),
     separators=("на", "за", "->", "=>", "→"),
-    fillers=("і", "й", "та", "всі", "всіх", "усі", "усіх", "карту", "карти", "карта"),
+    fillers=("і", "й", "та", "карту", "карти", "карта"),
     spelled={
         "take": "візьми {card}",
         "camels": "верблюди",
@@ -199,6 +201,7 @@ UKRAINIAN = Vocabulary(
         C: "верблюд",
     },
     claim_extras=("перемоги", "перемогу"),
+    every=("всі", "усі", "всіх", "усіх", "все", "усе", "весь", "увесь", "всю", "усю"),
 )
 
 CHINESE = Vocabulary(
@@ -232,7 +235,7 @@ CHINESE = Vocabulary(
         }
     ),
     separators=("给", "给出", "换", "换成", "用", "->", "=>", "→"),
-    fillers=("张", "个", "件", "所有", "全部", "的", "和", "与", "卡", "申请"),
+    fillers=("张", "个", "件", "的", "和", "与", "卡", "申请"),
     spelled={
         "take": "拿 {card}",
         "camels": "拿 全部 骆驼",
@@ -243,6 +246,7 @@ CHINESE = Vocabulary(
         "claim": "判胜",
     },
     names={D: "钻石", G: "黄金", S: "纯银", CL: "布料", SP: "香料", L: "皮革", C: "骆驼"},
+    every=("全部", "所有", "都", "全都"),
     segment=True,
 )
 
@@ -255,8 +259,10 @@ def vocabulary(language: str) -> Vocabulary:
     return VOCABULARIES.get(language, ENGLISH)
 
 
-def parse(text: str, language: str) -> Move:
+def parse(text: str, language: str, hand: Sequence[int] | None = None) -> Move:
     """A move typed by a player of ``language``: their words first, then the canonical English.
+
+    ``hand`` is the mover's hand, which "sell all …" counts (see ``parse_move``).
 
     When neither reads it, the error is the one of the language whose verb was
     recognised (``sell 3 clth`` says which card is unknown, in English terms), and
@@ -264,12 +270,12 @@ def parse(text: str, language: str) -> Move:
     """
     vocab = vocabulary(language)
     try:
-        return parse_move(text, vocab)
+        return parse_move(text, vocab, hand)
     except InvalidMoveError as own:
         if vocab is ENGLISH:
             raise
         try:
-            return parse_move(text, ENGLISH)
+            return parse_move(text, ENGLISH, hand)
         except InvalidMoveError as english:
             if own.code in ("unknown_verb", "empty") and english.code not in (
                 "unknown_verb",

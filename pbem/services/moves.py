@@ -61,10 +61,14 @@ class Preview:
     words: Account
 
 
-def _parse(text: str, language: str) -> jaipur.Move:
-    """The move typed in the seat's language (the canonical English notation always works)."""
+def _parse(text: str, language: str, match: jaipur.Match, seat: int) -> jaipur.Move:
+    """The move typed in the seat's language (the canonical English notation always works).
+
+    The seat's hand goes along, so "sell all leather" is read as the sale of every
+    leather held, never of one.
+    """
     try:
-        return parse_in(text, language)
+        return parse_in(text, language, match.round.hands[seat])
     except MoveError as exc:
         raise MoveRefused(exc) from None
 
@@ -83,7 +87,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             log = played(env, session, game)
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
-            move = _parse(text, seat.language)
+            move = _parse(text, seat.language, log.match, seat.seat)
             _check_policy(game, move)
             try:
                 words = preview(log.match, move, seat.seat)
@@ -140,7 +144,7 @@ def _submit(
             expected_n,
             client,
             source,
-            lambda seat: _parse(text, seat.language),
+            lambda seat, match: _parse(text, seat.language, match, seat.seat),
             clean_message(message),
         )
     except (MoveRefused, Conflict) as exc:
@@ -157,7 +161,7 @@ def resign(
         expected_n,
         client,
         source,
-        lambda _seat: Resign(),
+        lambda _seat, _match: Resign(),
         None,
     )
 
@@ -170,7 +174,7 @@ def claim_win(env: Env, token: str, expected_n: int, client: Client) -> MoveDone
         expected_n,
         client,
         "web",
-        lambda _seat: Claim(),
+        lambda _seat, _match: Claim(),
         None,
     )
 
@@ -193,7 +197,7 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
             expected_n,
             Client(user_agent="pbem scheduler"),
             "timeout",
-            lambda _seat: Timeout(),
+            lambda _seat, _match: Timeout(),
             None,
         )
     except (Conflict, MoveRefused):
@@ -211,7 +215,7 @@ def _append(
     expected_n: int,
     client: Client,
     source: str,
-    make_move: Callable[[Seat], jaipur.Move],
+    make_move: Callable[[Seat, jaipur.Match], jaipur.Move],
     message: str | None,
 ) -> MoveDone:
     now = env.clock.now()
@@ -223,7 +227,7 @@ def _append(
             if expected_n != n:
                 raise Conflict(MOVED_ON)
             before = log.match
-            move = make_move(seat)
+            move = make_move(seat, before)
             _check_policy(game, move)
             try:
                 after = before.apply(move, seat.seat)
