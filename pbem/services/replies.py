@@ -19,7 +19,7 @@ from ..i18n import Reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store.models import Game, InboundMail
-from . import moves, notify
+from . import moves, notes, notify
 from .env import Env
 from .errors import ServiceError
 from .links import ReplyClaim
@@ -49,7 +49,11 @@ def handle_mail(
         return _refuse(env, mail, claim, "", mail.problem)
     if claim is None:
         return _refuse(env, mail, None, split_reply(mail.text or "")[0], BAD_ADDRESS)
-    line, note = split_reply(mail.text or "")
+    line, note = split_reply(
+        mail.text or "",
+        is_move=moves.move_reader(env, claim),
+        is_ours=notes.ServerText.of(env.config).is_ours,
+    )
     client = Client(ip=None, user_agent=f"email from {mail.sender or 'unknown'}"[:300])
     try:
         done = moves.submit_reply(env, claim, line, note, client)

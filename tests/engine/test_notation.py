@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 
 import pytest
 from hypothesis import given
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from pbem.engine import (
     Card,
     Exchange,
+    IllegalMoveError,
     InvalidMoveError,
     Sell,
     TakeCamels,
@@ -18,6 +20,7 @@ from pbem.engine import (
     parse_move,
 )
 from pbem.engine.cards import GOODS
+from pbem.engine.notation import visible
 
 D, G, S, CL, SP, L, C = (Card(i) for i in range(7))
 
@@ -151,3 +154,147 @@ def test_parser_raises_only_its_own_error(text):
 def test_parser_on_move_like_word_salad(words):
     with contextlib.suppress(InvalidMoveError):
         parse_move(" ".join(words))
+
+
+# "All", invisible characters and punctuation: a move is read as what it looks like.
+
+#: Every invisible formatting character the parser drops (FORMAT.md §3 reads what shows).
+INVISIBLE = (
+    "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    "\ufeff\u200b\u200c\u200d\u00ad\u2060\u061c"
+)
+PUNCTUATION = (".", "!", "?", "!?", "...", "…", "。", "！", "？", "؟", "،", ";", "·", " .")
+HAND = (1, 2, 0, 3, 0, 4, 0)  # 1 diamond, 2 gold, 3 cloth, 4 leather
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("sell all leather", Sell(L, 4)),
+        ("Sell all the leathers", Sell(L, 4)),
+        ("sell every cloth", Sell(CL, 3)),
+        ("sell leather all", Sell(L, 4)),
+        ("sell all gold", Sell(G, 2)),
+        ("sell all 4 leather", Sell(L, 4)),  # a count that agrees with the hand
+        ("sell all leather leather leather leather", Sell(L, 4)),
+        ("sell 2 gold", Sell(G, 2)),
+        ("take all camels", TakeCamels()),
+        ("take all the camels", TakeCamels()),
+        ("all camels", TakeCamels()),
+        ("camels all", TakeCamels()),
+    ],
+)
+def test_all_is_every_card_of_that_good_in_hand(text, move):
+    assert parse_move(text, hand=HAND) == move
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "kind"),
+    [
+        ("sell all spice", "sell_all_none", IllegalMoveError),
+        ("sell all diamond", "sell_all_too_few", IllegalMoveError),
+        ("sell all 2 leather", "sell_all_count", IllegalMoveError),
+        ("sell all leather leather", "sell_all_count", IllegalMoveError),
+        ("take all diamond", "all_not_here", InvalidMoveError),
+        ("take all leather for 2 camels", "all_not_here", InvalidMoveError),
+        ("exchange gold gold for all camels", "all_not_here", InvalidMoveError),
+        ("exchange all cloth for gold gold gold", "all_not_here", InvalidMoveError),
+        ("sell all", "sell_needs_cards", InvalidMoveError),
+        ("sell all camels", "sell_camel", InvalidMoveError),
+        ("sell all cloth leather", "sell_one_type", InvalidMoveError),
+        ("all leather", "unknown_verb", InvalidMoveError),
+        ("take all 2 camels", "camels_take_all", InvalidMoveError),
+    ],
+)
+def test_all_that_cannot_be_met_is_refused_with_the_reason(text, code, kind):
+    with pytest.raises(kind) as info:
+        parse_move(text, hand=HAND)
+    assert info.value.code == code
+    assert str(info.value)
+
+
+def test_all_is_never_read_without_the_hand():
+    """Where the hand is not known, "sell all" is refused rather than read as one card."""
+    with pytest.raises(InvalidMoveError) as info:
+        parse_move("sell all leather")
+    assert info.value.code == "sell_all_needs_hand" and "'all'" in str(info.value)
+    assert parse_move("take all camels") == TakeCamels()
+
+
+def test_the_refusals_say_why():
+    with pytest.raises(IllegalMoveError, match="you hold no spice"):
+        parse_move("sell all spice", hand=HAND)
+    with pytest.raises(IllegalMoveError, match="you hold 1 diamond: diamond must be sold"):
+        parse_move("sell all diamond", hand=HAND)
+    with pytest.raises(IllegalMoveError, match="'all' is 4, not 2"):
+        parse_move("sell all 2 leather", hand=HAND)
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("Take diamond.", TakeGood(D)),
+        ("sell 3 cloth!", Sell(CL, 3)),
+        ("sell 3 cloth?!", Sell(CL, 3)),
+        ("camels…", TakeCamels()),
+        ("take gold ！", TakeGood(G)),
+        ("'take gold'", TakeGood(G)),
+        ("“sell 2 silver.”", Sell(S, 2)),
+        ("\ufefftake diamond", TakeGood(D)),
+        ("\u202btake diamond\u202c", TakeGood(D)),
+        ("\u2067take\u2069 \u200edia\u200bmond\u200f", TakeGood(D)),
+        ("sell\u00a03\u200bx cloth", Sell(CL, 3)),
+        ("se\u2060ll 3 clo\u00adth", Sell(CL, 3)),
+        ("\n\u200b\n.\ntake gold\n", TakeGood(G)),
+    ],
+)
+def test_invisible_marks_and_trailing_punctuation_are_ignored(text, move):
+    assert parse_move(text) == move
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("take banana.", "banana"),
+        ("take ban\u200bana\u200f", "banana"),
+        ("\ufeffsteal diamond", "steal"),
+        ("take \u202ebanana\u202c!", "banana"),
+    ],
+)
+def test_a_refusal_quotes_the_word_as_it_looks(text, word):
+    with pytest.raises(InvalidMoveError) as info:
+        parse_move(text)
+    assert info.value.params["word"] == word
+    assert f"'{word}'" in str(info.value)
+
+
+def test_the_persian_zero_width_non_joiner_is_kept_inside_a_word():
+    assert visible("ادویه\u200cها") == "ادویه\u200cها"
+    assert visible("\u200cادویه\u200cها\u200c") == "ادویه\u200cها"
+    assert visible("take\u200c diamond") == "take diamond"
+    assert visible("\u200fادویه\u200b") == "ادویه"
+
+
+def _noisy(text: str, rnd: random.Random) -> str:
+    """``text`` with invisible characters strewn through it and punctuation after it."""
+    chars = list(text)
+    for _ in range(rnd.randint(1, 6)):
+        chars.insert(rnd.randint(0, len(chars)), rnd.choice(INVISIBLE))
+    return "".join(chars) + rnd.choice(PUNCTUATION)
+
+
+@given(moves, st.randoms(use_true_random=False))
+def test_a_move_with_invisible_marks_and_punctuation_reads_back(move, rnd):
+    assert parse_move(_noisy(str(move), rnd)) == move
+
+
+@given(goods, st.integers(1, 7), st.randoms(use_true_random=False))
+def test_sell_all_sells_exactly_the_count_in_hand(good, count, rnd):
+    hand = [0] * 7
+    hand[good] = count
+    text = _noisy(f"sell all {good.word}", rnd)
+    if good.is_precious and count < 2:
+        with pytest.raises(IllegalMoveError):
+            parse_move(text, hand=hand)
+    else:
+        assert parse_move(text, hand=hand) == Sell(good, count)
