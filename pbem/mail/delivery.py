@@ -25,6 +25,7 @@ from ..clock import Clock, as_utc
 from ..config import Config
 from ..store.db import Database
 from ..store.models import OutboxMessage
+from . import headers
 
 log = logging.getLogger("pbem.mail")
 
@@ -39,18 +40,25 @@ BACKOFF = (
 
 
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
-    assert row.text_body is not None and row.html_body is not None, "write the row first"
-    msg = EmailMessage()
-    msg["Message-ID"] = row.message_id
-    msg["From"] = mail_from
-    msg["To"] = row.to_addr
-    msg["Subject"] = row.subject
+    """The mail of an outbox row, every header checked (``mail.headers``).
+
+    Raises ``ValueError`` (``HeaderInjection`` among them) for a row that cannot become a
+    safe message: it is generated once here, so nothing half-built reaches the relay.
+    """
+    if row.text_body is None or row.html_body is None or row.subject is None:
+        raise ValueError("the row has no words: write it first")
+    msg = EmailMessage(policy=headers.POLICY)
+    msg["Message-ID"] = headers.text("Message-ID", row.message_id)
+    msg["From"] = headers.text("From", mail_from)
+    msg["To"] = headers.address(row.to_addr, row.to_name)
+    msg["Subject"] = headers.text("Subject", row.subject)
     msg["Date"] = format_datetime(as_utc(row.created_at))
     msg.set_content(row.text_body)
     msg.add_alternative(row.html_body, subtype="html")
     # After the bodies: set_content moves Content-* headers (Content-Language) into a part.
     for name, value in (row.headers or {}).items():
-        msg[name] = value
+        msg[name] = headers.text(name, value)
+    msg.as_bytes()  # folds every header: one that would break out raises here
     return msg
 
 
@@ -205,37 +213,58 @@ def _deliver(
 ) -> int:
     sent = 0
     for row_id in due:
-        with db.write() as session:
-            # Claim the row: a second sender skips a row that is being sent (PostgreSQL), or
-            # waits for the write lock and then finds it sent (SQLite's BEGIN IMMEDIATE).
-            row = session.scalars(
-                select(OutboxMessage)
-                .where(OutboxMessage.id == row_id, OutboxMessage.status == "pending")
-                .with_for_update(skip_locked=True)
-            ).one_or_none()
-            if row is None:
-                continue
-            try:
-                write(session, row)
-            except Exception as exc:  # a template or a log that no longer replays: keep the row
-                log.exception("outbox row %s could not be written", row_id)
-                _failed(row, now, f"not written: {type(exc).__name__}: {exc}")
-                continue
-            try:
-                backend.send(build_message(row, mail_from))
-            except (OSError, smtplib.SMTPException) as exc:
-                _failed(row, now, f"{type(exc).__name__}: {exc}")
-            else:
-                row.status, row.sent_at, row.last_error = "sent", now, None
-                row.attempts += 1
-                sent += 1
+        try:
+            sent += _deliver_one(db, now, backend, mail_from, row_id, write)
+        except Exception:  # one row's transaction failed: the others still go out
+            log.exception("outbox row %s: its transaction failed; it is tried again later", row_id)
     return sent
 
 
-def _failed(row: OutboxMessage, now: datetime, error: str) -> None:
+def _deliver_one(
+    db: Database, now: datetime, backend: Backend, mail_from: str, row_id: int, write: Write
+) -> int:
+    """Write, build and send one row in its own transaction; 1 if it was sent."""
+    with db.write() as session:
+        # Claim the row: a second sender skips a row that is being sent (PostgreSQL), or
+        # waits for the write lock and then finds it sent (SQLite's BEGIN IMMEDIATE).
+        row = session.scalars(
+            select(OutboxMessage)
+            .where(OutboxMessage.id == row_id, OutboxMessage.status == "pending")
+            .with_for_update(skip_locked=True)
+        ).one_or_none()
+        if row is None:
+            return 0
+        try:
+            write(session, row)
+        except Exception as exc:  # a template or a log that no longer replays: keep the row
+            log.exception("outbox row %s could not be written", row_id)
+            _failed(row, now, f"not written: {type(exc).__name__}: {exc}")
+            return 0
+        try:
+            message = build_message(row, mail_from)
+        except Exception as exc:  # a header that would break out: no retry can mend it
+            log.error("outbox row %s refused: %s: %s", row_id, type(exc).__name__, exc)
+            _failed(row, now, f"refused: {type(exc).__name__}: {exc}", final=True)
+            return 0
+        try:
+            backend.send(message)
+        except (OSError, smtplib.SMTPException) as exc:
+            _failed(row, now, f"{type(exc).__name__}: {exc}")
+            return 0
+        except Exception as exc:  # anything else a backend raises fails this row alone
+            log.exception("outbox row %s could not be sent", row_id)
+            _failed(row, now, f"{type(exc).__name__}: {exc}")
+            return 0
+        row.status, row.sent_at, row.last_error = "sent", now, None
+        row.attempts += 1
+        return 1
+
+
+def _failed(row: OutboxMessage, now: datetime, error: str, *, final: bool = False) -> None:
+    """Back off and try again later, or (after the last retry, or ``final``) give up."""
     row.attempts += 1
     row.last_error = error[:2000]
-    if row.attempts > len(BACKOFF):
+    if final or row.attempts > len(BACKOFF):
         row.status = "failed"
     else:
         row.next_attempt_at = now + BACKOFF[row.attempts - 1]

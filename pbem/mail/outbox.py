@@ -36,6 +36,7 @@ def message(
     mail_from: str,
     kind: str,
     to: str,
+    to_name: str | None = None,
     subject: str | None = None,
     text: str | None = None,
     html: str | None = None,
@@ -49,6 +50,9 @@ def message(
 ) -> dict[str, Any]:
     """One outbox row's values, its ``Message-ID`` fixed now.
 
+    ``to`` is the bare address and ``to_name`` the recipient's name: the ``To`` header is
+    built from the two as an address object when the mail is sent (``mail.headers``).
+
     ``language`` is the one the mail is written in: its ``Content-Language``
     header lets a mail client pick fonts, direction and spelling for it. A mail
     that tells of logged move ``about_n`` may come without its words: they are
@@ -60,6 +64,7 @@ def message(
         seat=seat,
         kind=kind,
         to_addr=to,
+        to_name=to_name,
         subject=subject,
         text_body=text,
         html_body=html,

@@ -3,15 +3,64 @@ address plays), and the seats it owns. Shared by games, players and ratings."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..engine import names
+from ..i18n import lazy_gettext as _l
 from ..store.models import Player, Seat
+from .errors import BadRequest
 
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def N_(text: str) -> str:
+    """Marks a text for the catalogs; it is translated where it is used."""
+    return text
+
+
+_NAME_PROBLEMS = {
+    names.EMPTY: N_("%(who)s: a name of 1 to 80 characters, please"),
+    names.TOO_LONG: N_("%(who)s: a name of 1 to 80 characters, please"),
+    names.CONTROL: N_(
+        "%(who)s: a name cannot hold line breaks, tabs or invisible formatting characters"
+    ),
+    names.ENCODED_WORD: N_("%(who)s: a name cannot hold '=?…?=': mail programs read it as code"),
+    names.ANGLE_BRACKETS: N_("%(who)s: a name cannot hold < or >"),
+}
+
+
+def checked_name(raw: str, who: object) -> str:
+    """A player's name as it will be kept (``engine.names``), or a BadRequest that says why,
+    with ``who`` (whose name it is) in front, in the reader's language."""
+    try:
+        return names.clean_name(raw)
+    except names.BadName as exc:
+        raise BadRequest(_l(_NAME_PROBLEMS[exc.code], who=who)) from None
+
+
+#: What the server accepts as a player's address: a plain ``local@domain.tld`` with no
+#: quoting, comments, spaces or controls, so it goes into a ``To`` header as it is.
+_ADDR_CHAR = r"[^@\s<>,;:\"()\[\]\\\x00-\x1f\x7f]"
+EMAIL = re.compile(rf"^{_ADDR_CHAR}{{1,64}}@{_ADDR_CHAR}+\.{_ADDR_CHAR}+\Z")
+
+
+def checked_email(raw: str, who: object) -> str:
+    """An address as given (trimmed), or a BadRequest in the reader's language."""
+    email = raw.strip()
+    if len(email) > 254 or not EMAIL.match(email) or ".." in email or email.startswith("."):
+        raise BadRequest(
+            _l(
+                "%(who)s: '%(email)s' does not look like an email address",
+                who=who,
+                email=names.sanitized(email[:100], "?"),
+            )
+        )
+    return email
 
 
 def normal_email(email: str) -> str:
@@ -25,7 +74,7 @@ def player_for(session: Session, email: str, name: str, now: datetime) -> Player
         player = Player(
             public_id="".join(secrets.choice(_ALPHABET) for _ in range(10)),
             email=key,
-            display_name=name[:80],
+            display_name=names.sanitized(name),
             created_at=now,
             session_version=1,
             mail_mode="each",

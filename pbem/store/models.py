@@ -15,6 +15,7 @@ from sqlalchemy import (
     JSON,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -170,7 +171,9 @@ class OutboxMessage(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
     seat: Mapped[int | None]
     kind: Mapped[str] = mapped_column(String(32))
+    #: The bare address, and the name that goes with it in the ``To`` header.
     to_addr: Mapped[str] = mapped_column(String(320))
+    to_name: Mapped[str | None] = mapped_column(String(200))
     #: Empty until written: a mail telling of logged move ``about_n`` is queued without
     #: its words and written from the log as it is sent (``notify.Writer``).
     subject: Mapped[str | None] = mapped_column(String(300))
@@ -240,6 +243,8 @@ class SignInLink(Base):
     created_at: Mapped[datetime]
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
+    #: A used link is a browser's session; signing out of it ends it here, not only in the cookie.
+    signed_out_at: Mapped[datetime | None]
 
 
 class Challenge(Base):
@@ -259,3 +264,17 @@ class Challenge(Base):
     accepted_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
 
     player: Mapped[Player] = relationship(foreign_keys=[player_id], lazy="selectin")
+
+
+class RateLimit(Base):
+    """One window of one rate limit (``services.ratelimit``): every worker counts here.
+
+    ``key`` names the limit, its window and a keyed hash of who is counted (an IP
+    or an address), never the address itself; ``expires_at`` is in epoch seconds.
+    """
+
+    __tablename__ = "rate_limits"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    hits: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[float] = mapped_column(Float, index=True)

@@ -63,7 +63,9 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     for row in mails(env, public_id):
         assert row.status == "sent"
         got = by_id[row.message_id]  # the stable Message-ID reached the recipient
-        assert got["Subject"] == row.subject and got["To"] == row.to_addr
+        assert got["Subject"] == row.subject
+        assert got["To"].addresses[0].addr_spec == row.to_addr
+        assert got["To"].addresses[0].display_name == row.to_name
         assert got.get_content_type() == "multipart/alternative"
         assert got.get_body(("plain",)) is not None and got.get_body(("html",)) is not None
         root = f"<game.{public_id}.seat{row.seat}@pbem.test>"

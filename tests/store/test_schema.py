@@ -46,7 +46,12 @@ def test_a_downgrade_below_0006_waits_for_the_unwritten_mail(fresh_database):
             )
         with pytest.raises(RuntimeError, match="not yet written"):
             migrate.downgrade(db.engine, "0005")
-        assert migrate.current_revision(db.engine) == migrate.head_revision()
+        # PostgreSQL rolls the whole downgrade back; SQLite keeps the steps above 0006 (its
+        # DDL commits as it goes). Either way the schema still holds the unwritten mail.
+        assert migrate.current_revision(db.engine) in ("0006", migrate.head_revision())
+        with db.read() as session:
+            assert session.execute(text("SELECT count(*) FROM outbox WHERE text_body IS NULL"))
+            assert session.scalar(text("SELECT count(*) FROM outbox WHERE about_n = 1")) == 1
         with db.write() as session:
             session.execute(
                 text("UPDATE outbox SET subject = 's', text_body = 't', html_body = 'h'")
