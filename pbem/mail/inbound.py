@@ -8,30 +8,54 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
-from html.parser import HTMLParser
 from typing import Any
+
+import html2text
+from mailparser_reply import EmailReplyParser
+from mailparser_reply.constants import MAIL_LANGUAGES
 
 from ..i18n import lazy_gettext as _l
 
-#: Lines that start the quoted original in common mail clients.
-_QUOTE_HEADERS = (
-    re.compile(r"^on .{3,200}wrote:?$", re.I),
-    re.compile(r"^-{2,}\s*original message\s*-{2,}$", re.I),
-    re.compile(r"^_{5,}$"),
-    re.compile(r"^(from|sent|to|subject|date):\s", re.I),
-    re.compile(r"^le .{3,200}a écrit\s*:$", re.I),
-    re.compile(r"^am .{3,200}schrieb .{1,200}:$", re.I),
-)
+Predicate = Callable[[str], bool]
+
+#: The languages whose reply headers ("On … wrote:", "Von: … Gesendet: …") the reply
+#: parser knows; English is always among them.
+REPLY_LANGUAGES = tuple(lang for lang in MAIL_LANGUAGES if lang != "david")
+_PARSER = EmailReplyParser(languages=list(REPLY_LANGUAGES))
 #: NUL and other control characters (not tab or newline) never reach the database.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SIGNATURE = re.compile(r"^(--|—|-- )\s*$")
-_SENT_FROM = re.compile(r"^sent from my \w+", re.I)
-
+#: "Sent from my iPhone" and the like: the reply parser's own list for every language it
+#: knows, plus the English forms it misses ("Sent with Proton Mail", "Sent from Mail for
+#: Windows", "Sent from Yahoo Mail for iPhone").
+_SENT_FROM = re.compile(
+    "^(?:"
+    + "|".join(
+        f"(?:{MAIL_LANGUAGES[lang]['sent_from']})"
+        for lang in REPLY_LANGUAGES
+        if MAIL_LANGUAGES[lang].get("sent_from")
+    )
+    + r"|sent (?:from|with|via) (?:my\b|(?:\S+ )?(?:mail|outlook|yahoo|proton|gmail|aol)\b))",
+    re.I,
+)
+#: How many lines of text before the quote may precede the move ("Hi,", "Hello Bob").
+MOVE_WITHIN = 3
+#: Supplement for what the reply parser misses, only directly above the server's own text:
+#: a separator line ("-----Ursprüngliche Nachricht-----", "---- On … wrote ----",
+#: "------------------ 原始邮件 ------------------", "________") ...
+_SEPARATOR = re.compile(r"^(?:[-_=*]{2,}.*[-_=*]{2,}|[-_=]{5,}|(?:[-_*]\s?){3,})$")
+#: ... a header line in any language ("Von: …", "*From:* …", "发件人: …", "Lähettäjä: …") ...
+_HEADER_LINE = re.compile(r"^\*?[^\W\d_][^:：]{0,30}?\*?\s*[:：]\*?(?:\s|$)")
+#: ... or an attribution that ends with a colon ("… kirjoitti:", "… 写道：", "wrote:").
+_ATTRIBUTION_END = re.compile(r"[:：]\s*[\u200b-\u200f\u202a-\u202e]*$")
+#: The paragraph above the quote is the attribution only if it is this short.
+_ATTRIBUTION_LINES = 6
 
 @dataclass(frozen=True, slots=True)
 class Inbound:
@@ -43,37 +67,29 @@ class Inbound:
     problem: Any  # why the mail cannot be read as a reply, in plain words (lazy: translated)
 
 
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in ("style", "script", "head"):
-            self._skip += 1
-        if tag in ("br", "p", "div", "tr", "li", "blockquote"):
-            self.parts.append("\n")
-        if tag == "blockquote":
-            self.parts.append("> ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("style", "script", "head") and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-
 def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+#: html2text escapes what Markdown would read as a list or a heading; a reply is not Markdown.
+_MARKDOWN_ESCAPE = re.compile(r"\\([-+#.!\\`*_\[\]()>])")
+
+
 def html_to_text(html: str) -> str:
-    parser = _Text()
-    parser.feed(html)
-    return "".join(parser.parts)
+    """The text of an HTML reply as its reader saw it (html2text, without Markdown).
+
+    Blocks and ``<br>`` break lines, source newlines are spaces, style and script are
+    dropped, a blockquote's lines start with ``>``, and a link keeps its URL (so a
+    quoted seat link stays visible to the note's checks).
+    """
+    converter = html2text.HTML2Text()
+    converter.body_width = 0  # never wrap: a move must stay on its line
+    converter.ignore_images = True
+    converter.ignore_emphasis = True
+    converter.ignore_tables = True
+    converter.unicode_snob = True
+    converter.single_line_break = False
+    return _MARKDOWN_ESCAPE.sub(r"\1", converter.handle(html))
 
 
 def parse_inbound(
@@ -113,13 +129,7 @@ def parse_inbound(
                 size=max_bytes // 1024,
             )
         )
-    try:
-        body = msg.get_body(preferencelist=("plain", "html"))
-        text = body.get_content() if body is not None else None
-        if text is not None and body is not None and body.get_content_type() == "text/html":
-            text = html_to_text(text)
-    except (LookupError, UnicodeError, KeyError, AttributeError):
-        text = None
+    text = body_text(msg)
     if isinstance(text, str):
         text = clean(text)
     if not isinstance(text, str) or not text.strip():
@@ -138,28 +148,101 @@ def reply_tokens(addresses: tuple[str, ...] | list[str], reply_address: str) -> 
     return out
 
 
-def split_reply(text: str) -> tuple[str, str | None]:
-    """The move line (the first line that is not quoted, blank or a signature) and the note.
+def body_text(msg: EmailMessage) -> str | None:
+    """The plain part, or the HTML part's text when the plain part is missing or blank."""
+    text = None
+    for kind in ("plain", "html"):
+        try:
+            body = msg.get_body(preferencelist=(kind,))
+            content = body.get_content() if body is not None else None
+        except (LookupError, UnicodeError, KeyError, AttributeError):
+            continue
+        if not isinstance(content, str):
+            continue
+        text = html_to_text(content) if kind == "html" else content
+        if text.strip():
+            return text
+    return text
 
-    The note is the lines after the move, up to the quoted original or a signature.
+
+def _reply_part(text: str) -> tuple[str, bool]:
+    """The newest reply, before the first quote header the reply parser recognises, and
+    whether it found one."""
+    replies = _PARSER.read(text).replies
+    # A bottom-posted reply starts with the header: the parser's first part is then the
+    # whole mail, less that header; its quoted lines are skipped below.
+    if not replies:
+        return text, False
+    return replies[0].full_body, len(replies) > 1
+
+
+def _without_attribution(lines: list[str], is_move: Predicate) -> list[str]:
+    """Drop the attribution paragraph just above the server's own text, if it is one.
+
+    It is: short, and ends with a colon, a separator, or a block of header lines. The
+    move is never dropped with it.
     """
-    move = ""
-    note: list[str] = []
-    for raw_line in text.splitlines():
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    start = end
+    while start and lines[start - 1].strip() and end - start < _ATTRIBUTION_LINES:
+        start -= 1
+    if start and lines[start - 1].strip():
+        return lines  # a long paragraph: the player's words, not an attribution
+    block = [line.strip().strip("\u200e\u200f\u202a\u202b\u202c") for line in lines[start:end]]
+    if not block:
+        return lines
+    looks = (
+        _ATTRIBUTION_END.search(block[-1])
+        or _SEPARATOR.match(block[-1])
+        or _SEPARATOR.match(block[0])
+        or sum(bool(_HEADER_LINE.match(b)) for b in block) >= 2
+    )
+    if not looks:
+        return lines
+    for i in range(start, end):
+        if is_move(lines[i].strip()):
+            start = i + 1
+    return lines[:start]
+
+
+def split_reply(
+    text: str, *, is_move: Predicate | None = None, is_ours: Predicate | None = None
+) -> tuple[str, str | None]:
+    """The move line and the note of a reply.
+
+    The reply parser (mail-parser-reply) cuts the quoted original at the headers it
+    knows. Then, line by line: quoted (``>``) lines before the move are skipped and end
+    the note after it; a signature ends the text; ``is_ours`` marks a line of the
+    server's own mail, which ends the text whatever the client did to quote it (with
+    the attribution paragraph just above it). The move is the first of the first few
+    lines that ``is_move`` accepts (so "Hi," before it is skipped), or else the first
+    line, so a refusal can quote what was read. The note is the lines after the move.
+    """
+    accepts: Predicate = is_move or (lambda _line: False)
+    ours: Predicate = is_ours or (lambda _line: False)
+    lines: list[str] = []
+    part, quote_follows = _reply_part(text)
+    for raw_line in part.splitlines():
         line = raw_line.strip()
-        if _SIGNATURE.match(raw_line) or _SENT_FROM.match(line):
+        if _SIGNATURE.match(raw_line.rstrip()) or _SENT_FROM.match(line):
+            quote_follows = False
             break
-        if any(p.match(line) for p in _QUOTE_HEADERS) or line.startswith(">"):
-            if move:
-                break
-            continue
-        if not line:
-            if move and note and note[-1] != "":
-                note.append("")
-            continue
-        if not move:
-            move = line
-        else:
+        if not line.startswith(">") and ours(line):
+            quote_follows = True
+            break
+        lines.append(line)
+    if quote_follows:  # what the parser left of the quote's header ("-----Original…", "* * *")
+        lines = _without_attribution(lines, accepts)
+    candidates = [i for i, line in enumerate(lines) if line and not line.startswith(">")]
+    if not candidates:
+        return "", None
+    move_at = next((i for i in candidates[:MOVE_WITHIN] if accepts(lines[i])), candidates[0])
+    note: list[str] = []
+    for line in lines[move_at + 1 :]:
+        if line.startswith(">"):
+            break
+        if line:
             note.append(line)
-    text_note = " ".join(part for part in note if part).strip()
-    return move, text_note or None
+    return lines[move_at], " ".join(note).strip() or None

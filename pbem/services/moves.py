@@ -10,7 +10,7 @@ and the scheduler's timeouts all come through ``_append``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import insert
@@ -24,7 +24,7 @@ from ..engine.explain import Account, narrate, preview
 from ..i18n import lazy_gettext as _l
 from ..i18n.notation import parse as parse_in
 from ..store.models import Game, MoveRow, Seat
-from . import notify, ratings
+from . import notes, notify, ratings
 from .env import Env
 from .errors import MOVED_ON, Conflict, MoveRefused, ServiceError
 from .links import ReplyClaim
@@ -40,7 +40,7 @@ from .log import (
 )
 from .played import LogRow, played, remember
 
-MESSAGE_LIMIT = 500
+MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 INSERT_MOVE = insert(MoveRow.__table__).inline()  # compiled once; no RETURNING: pipelined
 Opener = Callable[[Session], tuple[Game, Seat]]
 
@@ -77,6 +77,30 @@ def clean_message(text: str | None) -> str | None:
     """A note to the opponent: trimmed, at most 500 characters, or nothing."""
     text = " ".join((text or "").split())
     return text[:MESSAGE_LIMIT] or None
+
+
+def reads_as_move(text: str, language: str, hand: Sequence[int] | None = None) -> bool:
+    """Whether a line reads as a move in the seat's notation (legal or not)."""
+    try:
+        parse_in(text, language, hand)
+    except MoveError:
+        return False
+    return True
+
+
+def move_reader(env: Env, claim: ReplyClaim) -> Callable[[str], bool]:
+    """``reads_as_move`` in the language (and with the hand) of the seat a reply opens."""
+    language, hand = "en", None
+    with env.db.read() as session:
+        try:
+            game, seat = open_claim(session, claim)
+        except ServiceError:
+            game = None
+        if game is not None:
+            language = seat.language
+            if game.dealt:
+                hand = played(env, session, game).match.round.hands[seat.seat]
+    return lambda text: reads_as_move(text, language, hand)
 
 
 def preview_move(env: Env, token: str, expected_n: int, text: str, client: Client) -> Preview:
@@ -145,7 +169,7 @@ def _submit(
             client,
             source,
             lambda seat, match: _parse(text, seat.language, match, seat.seat),
-            clean_message(message),
+            notes.note_for_opponent(env.config, message),
         )
     except (MoveRefused, Conflict) as exc:
         record_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
