@@ -60,14 +60,12 @@ def visible(text: str) -> str:
     """
     if text.isascii():
         return text
-    out = []
-    for i, ch in enumerate(text):
-        if unicodedata.category(ch) != "Cf":
+    chars = [ch for ch in text if ch == _ZWNJ or unicodedata.category(ch) != "Cf"]
+    out: list[str] = []
+    for i, ch in enumerate(chars):
+        after = chars[i + 1] if i + 1 < len(chars) else ""
+        if ch != _ZWNJ or (bool(out) and _arabic_letter(out[-1]) and _arabic_letter(after)):
             out.append(ch)
-        elif ch == _ZWNJ and out and _arabic_letter(out[-1]):
-            nxt = next((c for c in text[i + 1 :] if unicodedata.category(c) != "Cf"), "")
-            if nxt and _arabic_letter(nxt):
-                out.append(ch)
     return "".join(out)
 
 
