@@ -33,6 +33,59 @@ def load_dotenv(path: Path) -> None:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """How often a visitor may make the server send mail, or store something.
+
+    Each is in the notation of the ``limits`` library, several joined by ``;``
+    (``"10 per hour; 30 per day"``), and is set with ``PBEM_LIMIT_<NAME>``
+    (``PBEM_LIMIT_GAMES_PER_CLIENT``); ``none`` lifts one. A client is an IP
+    address (behind a proxy, set ``PBEM_TRUSTED_PROXIES``); an address is the
+    email address a mail would go to.
+    """
+
+    #: Games started from the home page (each mails two invitations), per client.
+    games_per_client: str = "10 per hour; 30 per day"
+    #: Invitations to one address from games started on the web, whoever starts them.
+    invitations_per_address: str = "5 per hour; 20 per day"
+    #: Challenges posted or accepted, per client and per signed-in player.
+    challenges_per_client: str = "10 per hour; 30 per day"
+    #: Sign-in and change-of-address requests, per client (beyond: a 429 page).
+    sign_in_per_client: str = "5 per 10 minutes; 30 per day"
+    #: Sign-in and confirmation mails to one address (beyond: the answer is the same, no mail).
+    sign_in_per_address: str = "3 per hour; 10 per day"
+    #: "Send me my link again" requests, per client.
+    link_requests_per_client: str = "5 per 10 minutes; 30 per day"
+    #: Link mails to one seat of one game (beyond: the answer is the same, no mail).
+    link_mails_per_seat: str = "3 per hour; 10 per day"
+    #: Record files opened on the home page, per client.
+    uploads_per_client: str = "10 per hour; 50 per day"
+
+    def check(self) -> Limits:
+        from limits import parse_many
+
+        for name, value in vars(self).items():
+            if value.strip().lower() in ("", "none"):
+                continue
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ConfigError(
+                    f"PBEM_LIMIT_{name.upper()}={value!r} is not a rate limit: write it like "
+                    "'5 per 10 minutes' or '10 per hour; 30 per day', or 'none'"
+                ) from None
+        return self
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        chosen = {
+            name: os.environ[f"PBEM_LIMIT_{name.upper()}"]
+            for name in cls.__dataclass_fields__
+            if f"PBEM_LIMIT_{name.upper()}" in os.environ
+        }
+        return cls(**chosen).check()
+
+
+@dataclass(frozen=True)
 class Config:
     env: str = "development"
     instance_path: Path = field(default_factory=lambda: Path.cwd() / "instance")
@@ -59,6 +112,12 @@ class Config:
     inbound_max_bytes: int = 256 * 1024
     #: Reverse proxies in front of the app whose X-Forwarded-* headers are trusted.
     trusted_proxies: int = 0
+    limits: Limits = field(default_factory=Limits)
+    #: Record files opened on the home page: kept this many days, at most this many
+    #: files and bytes in all (the oldest go first).
+    upload_days: int = 7
+    upload_max_files: int = 500
+    upload_max_bytes: int = 100 * 1024 * 1024
 
     def reply_to(self, token: str) -> str:
         local, _, domain = self.reply_address.partition("@")
@@ -142,6 +201,10 @@ def from_env() -> Config:
         imap_folder=os.environ.get("PBEM_IMAP_FOLDER", "INBOX"),
         imap_ssl=os.environ.get("PBEM_IMAP_SSL", "true").lower() not in ("0", "false", "no"),
         trusted_proxies=_int("PBEM_TRUSTED_PROXIES", "0"),
+        limits=Limits.from_env(),
+        upload_days=_int("PBEM_UPLOAD_DAYS", "7"),
+        upload_max_files=_int("PBEM_UPLOAD_MAX_FILES", "500"),
+        upload_max_bytes=_int("PBEM_UPLOAD_MAX_MB", "100") * 1024 * 1024,
         smtp_host=os.environ.get("PBEM_SMTP_HOST", "localhost"),
         smtp_port=port,
         smtp_user=os.environ.get("PBEM_SMTP_USER", ""),

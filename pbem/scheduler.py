@@ -18,7 +18,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 
 from .leadership import Leadership
 from .mail.delivery import backend_for
-from .services import jobs
+from .services import jobs, ratelimit
 from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
@@ -28,6 +28,7 @@ DELIVER_EVERY = int(os.environ.get("PBEM_DELIVER_EVERY", "15"))
 CLOCK_EVERY = int(os.environ.get("PBEM_CLOCK_EVERY", "60"))
 DIGEST_EVERY = int(os.environ.get("PBEM_DIGEST_EVERY", "600"))
 IMAP_EVERY = int(os.environ.get("PBEM_IMAP_EVERY", "60"))
+PURGE_EVERY = int(os.environ.get("PBEM_PURGE_EVERY", "3600"))
 
 
 def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
@@ -49,6 +50,7 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
         ("deliver", lambda: jobs.deliver_mail(env, backend), DELIVER_EVERY),
         ("clock", lambda: jobs.run_clock(env), CLOCK_EVERY),
         ("digest", lambda: jobs.send_digests(env), DIGEST_EVERY),
+        ("limits", lambda: ratelimit.purge(env), PURGE_EVERY),  # ended rate-limit windows
     ]
     if env.config.imap_host:
         from .mail.receiver import poll_imap

@@ -8,7 +8,9 @@
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
   if (!zone) return;
   if (document.cookie.indexOf("pbem_tz=") < 0) {
-    document.cookie = "pbem_tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
+    // Secure over https, like every cookie the server sets outside development
+    var secure = window.location.protocol === "https:" ? "; secure" : "";
+    document.cookie = "pbem_tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax" + secure;
   }
   document.querySelectorAll("[data-browser-timezone]").forEach(function (el) {
     if (el.tagName === "SELECT") {

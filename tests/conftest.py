@@ -77,7 +77,11 @@ def clock() -> FrozenClock:
 
 @pytest.fixture
 def env(config, database, clock) -> Env:
-    return Env(config=config, db=database, clock=clock)
+    from pbem.services import ratelimit
+
+    env = Env(config=config, db=database, clock=clock)
+    ratelimit.forget_all(env)  # every test starts at the same frozen time: fresh windows
+    return env
 
 
 @pytest.fixture

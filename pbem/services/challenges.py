@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..i18n import lazy_gettext as _l
 from ..store.models import Challenge, Game, Player
-from . import games
+from . import games, ratelimit
 from .env import Env
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .log import Client, authenticate, game_row, log_rows, state_of
@@ -35,12 +35,30 @@ class OpenChallenge:
     mine: bool
 
 
+TOO_MANY = _l("Too many challenges from here; try again later.")
+
+
+def _limit(env: Env, player_id: int, client: Client | None) -> None:
+    """Posting and taking challenges mails people: limited per client and per player."""
+    if client is None:  # the CLI and the tests' own calls
+        return
+    ratelimit.enforce(env, "challenges_per_client", client.ip, TOO_MANY)
+    ratelimit.enforce(env, "challenges_per_client", f"player:{player_id}", TOO_MANY)
+
+
 def post(
-    env: Env, player_id: int, *, days_per_move: int | None, starter: str, note: str | None
+    env: Env,
+    player_id: int,
+    *,
+    days_per_move: int | None,
+    starter: str,
+    note: str | None,
+    client: Client | None = None,
 ) -> str:
     if starter not in STARTERS:
         raise BadRequest(_l("Who starts: random, you, or your opponent."))
     games.GameClock(days_per_move=days_per_move).check()
+    _limit(env, player_id, client)
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -83,8 +101,16 @@ def open_list(env: Env, viewer_id: int | None) -> list[OpenChallenge]:
         ]
 
 
-def accept(env: Env, challenge_id: str, player_id: int, contribution: bytes | None) -> str:
+def accept(
+    env: Env,
+    challenge_id: str,
+    player_id: int,
+    contribution: bytes | None,
+    *,
+    client: Client | None = None,
+) -> str:
     """Take an open challenge: creates the game (once) and mails both players their links."""
+    _limit(env, player_id, client)
     with env.db.write() as session:
         challenge = session.scalars(
             select(Challenge).where(Challenge.public_id == challenge_id)

@@ -22,7 +22,7 @@ from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store.models import Game, MoveRow, Seat
-from . import notify
+from . import notify, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
@@ -180,18 +180,25 @@ def create_game(
     clock: GameClock | None = None,
     await_players: bool = False,
     rematch_of: int | None = None,
+    client: Client | None = None,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
 
     With ``await_players`` (games started on the web) the server's seed is only
     committed to: the game is dealt when both players have accepted, each adding
     random bytes of their own (FORMAT.md §1), so not even the server chooses the deal.
+
+    A ``client`` (a game started on the home page) is rate-limited, and so is
+    every address it would mail: else the home page mails anyone, with a
+    subject of the visitor's choosing.
     """
     a = _clean_player(players[0], _l("First player"))
     b = _clean_player(players[1], _l("Second player"))
     if first_player not in (None, 0, 1):
         raise BadRequest(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
+    if client is not None:
+        _limit_creation(env, (a.email, b.email), client)
     seed = rng.new_seed()
     now = env.clock.now()
     with env.db.write() as session:
@@ -239,6 +246,22 @@ def create_game(
         for seat in (0, 1):
             notify.invitation(session, env, game, seat, tokens[seat], match)
         return CreatedGame(game.public_id, game.commitment, tokens)
+
+
+def _limit_creation(env: Env, emails: tuple[str, str], client: Client) -> None:
+    ratelimit.enforce(
+        env,
+        "games_per_client",
+        client.ip,
+        _l("Too many new games from here; try again later."),
+    )
+    for email in sorted({e.casefold() for e in emails}):
+        ratelimit.enforce(
+            env,
+            "invitations_per_address",
+            email,
+            _l("That address has been sent many invitations lately; try again later."),
+        )
 
 
 @dataclass(frozen=True, slots=True)

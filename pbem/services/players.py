@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..clock import as_utc
@@ -22,15 +22,14 @@ from ..i18n import LANGUAGES, Reader, known_timezone, reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
 from ..store.models import AccessLog, Player, SignInLink
+from . import ratelimit
 from .env import Env
-from .errors import BadRequest, Forbidden, NotFound, RateLimited
+from .errors import BadRequest, Forbidden, NotFound
 from .games import EMAIL, current_clock, turn_started
 from .identity import normal_email, player_for, seats_of
 from .log import Client, log_rows, state_of
 
 LINK_LIFETIME = timedelta(minutes=30)
-LINKS_PER_ADDRESS = (3, timedelta(hours=1))
-LINKS_PER_IP = (5, timedelta(minutes=10))
 MAIL_MODES = ("each", "digest", "invitations")
 
 
@@ -85,33 +84,20 @@ def _issue(
     return token
 
 
-def _rate_limit(session: Session, env: Env, email: str, client: Client) -> bool:
-    """True when this request may send a mail (the answer to the user is the same either way)."""
-    now = env.clock.now()
-    limit, window = LINKS_PER_IP  # requests from one address, whatever was sent
-    if (
-        client.ip
-        and session.scalar(
-            select(func.count())
-            .select_from(AccessLog)
-            .where(
-                AccessLog.action.in_(("sign-in-request", "email-change-request")),
-                AccessLog.ip == client.ip,
-                AccessLog.at >= now - window,
-            )
-        )
-        >= limit
-    ):
-        raise RateLimited(_l("Too many sign-in requests from here; try again in a few minutes."))
-    limit, window = LINKS_PER_ADDRESS
-    return (
-        session.scalar(
-            select(func.count())
-            .select_from(SignInLink)
-            .where(SignInLink.email == email, SignInLink.created_at >= now - window)
-        )
-        < limit
+def _may_mail(env: Env, email: str, client: Client) -> bool:
+    """Whether a sign-in (or confirmation) mail may go to ``email`` now.
+
+    Too many requests from one client is a 429; too many mails to one address
+    are skipped quietly, so the answer says nothing about the address. Counted
+    by ``ratelimit`` in its own short transaction, before the use case's own.
+    """
+    ratelimit.enforce(
+        env,
+        "sign_in_per_client",
+        client.ip,
+        _l("Too many sign-in requests from here; try again in a few minutes."),
     )
+    return ratelimit.allowed(env, "sign_in_per_address", email)
 
 
 def _mail(
@@ -148,8 +134,8 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     key = normal_email(email)
     if not EMAIL.match(key) or len(key) > 254:
         raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
+    may_send = _may_mail(env, key, client)
     with env.db.write() as session:
-        may_send = _rate_limit(session, env, key, client)
         player = session.scalars(select(Player).where(Player.email == key)).one_or_none()
         _log(session, env, player, "sign-in-request", client, detail=key)
         if not may_send or (player is not None and player.erased_at is not None):
@@ -191,6 +177,8 @@ def check_link(env: Env, token: str) -> SignInLink:
 class SignedIn:
     player_id: int
     session_version: int
+    #: The used link's id: the browser's session, which signing out ends on the server.
+    session_id: int
 
 
 def use_link(env: Env, token: str, client: Client) -> SignedIn:
@@ -212,6 +200,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
         else:
             player = player_for(session, link.email, link.email.split("@")[0], now)
         player.verified_at = player.verified_at or now
+        link.player_id = player.id
         _log(
             session,
             env,
@@ -219,7 +208,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
             "sign-in" if link.purpose == "sign-in" else "email-changed",
             client,
         )
-        return SignedIn(player.id, player.session_version)
+        return SignedIn(player.id, player.session_version, link.id)
 
 
 def _move_address(session: Session, player: Player, new_email: str) -> None:
@@ -231,15 +220,45 @@ def _move_address(session: Session, player: Player, new_email: str) -> None:
     player.email = new_email
 
 
-def current(env: Env, player_id: Any, version: Any) -> Player | None:
-    """The signed-in player of a session, if the session is still valid."""
-    if not isinstance(player_id, int) or not isinstance(version, int):
+def current(env: Env, player_id: Any, version: Any, session_id: Any = None) -> Player | None:
+    """The signed-in player of a session, if the session is still valid.
+
+    Valid means: the player's sessions have not all been ended ("sign out
+    everywhere", erasure) and this one was not signed out, on the server.
+    """
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (player_id, version)):
+        return None
+    if not isinstance(session_id, int) or isinstance(session_id, bool):
         return None
     with env.db.read() as session:
-        player = session.get(Player, player_id)
-        if player is None or player.erased_at is not None or player.session_version != version:
+        found = session.execute(
+            select(Player, SignInLink.signed_out_at)
+            .join(SignInLink, SignInLink.player_id == Player.id)
+            .where(Player.id == player_id, SignInLink.id == session_id)
+        ).one_or_none()
+        if found is None:
+            return None
+        player, signed_out_at = found
+        if (
+            signed_out_at is not None
+            or player.erased_at is not None
+            or player.session_version != version
+        ):
             return None
         return player
+
+
+def sign_out(env: Env, session_id: Any, client: Client) -> None:
+    """End one browser's session on the server: its cookie, replayed, signs nobody in."""
+    if not isinstance(session_id, int) or isinstance(session_id, bool):
+        return
+    with env.db.write() as session:
+        link = session.get(SignInLink, session_id)
+        if link is None or link.signed_out_at is not None:
+            return
+        link.signed_out_at = env.clock.now()
+        player = session.get(Player, link.player_id) if link.player_id else None
+        _log(session, env, player, "sign-out", client)
 
 
 def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
@@ -251,19 +270,44 @@ def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
 
 
 def request_email_change(env: Env, player_id: int, new_email: str, client: Client) -> None:
+    """Mail the new address; the requester learns nothing about it either way.
+
+    A free address gets a link that confirms the change. An address that belongs
+    to another account gets a mail saying so, and what its owner can do; the
+    page the requester sees is the same in both cases.
+    """
     key = normal_email(new_email)
-    if not EMAIL.match(key):
-        raise BadRequest(_l("'%(email)s' does not look like an email address.", email=new_email))
+    if not EMAIL.match(key) or len(key) > 254:
+        raise BadRequest(
+            _l("'%(email)s' does not look like an email address.", email=new_email[:254])
+        )
+    with env.db.read() as session:
+        player = session.get(Player, player_id)
+        if player is not None and player.email == key:
+            raise BadRequest(_l("That is your address already."))
+    may_send = _may_mail(env, key, client)
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
-        if session.scalars(select(Player).where(Player.email == key)).one_or_none():
-            raise BadRequest(_l("That address belongs to another player already."))
-        if not _rate_limit(session, env, key, client):
+        _log(session, env, player, "email-change-request", client, detail=key)
+        if not may_send:
+            return
+        owner = session.scalars(select(Player).where(Player.email == key)).one_or_none()
+        if owner is not None:
+            if owner.erased_at is None:
+                _mail(
+                    session,
+                    env,
+                    "address_taken",
+                    key,
+                    _l("Jaipur by mail — this address already has an account"),
+                    owner,
+                    name=owner.display_name,
+                    signin=f"{env.config.base_url}/signin",
+                )
             return
         token = _issue(session, env, "change-email", key, client, player, new_email=key)
-        _log(session, env, player, "email-change-request", client, detail=key)
         _mail(
             session,
             env,

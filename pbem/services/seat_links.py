@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from sqlalchemy import func, select
-
 from ..i18n import lazy_gettext as _l
-from ..store.models import AccessLog, OutboxMessage
-from . import notify
+from . import notify, ratelimit
 from .env import Env
-from .errors import RateLimited
 from .log import Client, authenticate, game_row, record_access
-
-LINK_REQUESTS_PER_IP = (5, timedelta(minutes=10))
-
-LINK_MAILS_PER_SEAT = (3, timedelta(hours=1))
 
 
 def reissue_link(env: Env, token: str, client: Client) -> None:
@@ -31,40 +21,26 @@ def reissue_link(env: Env, token: str, client: Client) -> None:
 
 
 def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
-    """Mail a seat its link if ``email`` is that seat's; the caller learns nothing either way."""
-    now = env.clock.now()
+    """Mail a seat its link if ``email`` is that seat's; the caller learns nothing either way.
+
+    Too many requests from one client are refused (429). Mails to one seat are
+    limited quietly: the address is counted whether or not it is a seat's, so
+    neither the answer nor the work done tells which addresses play.
+    """
+    ratelimit.enforce(
+        env,
+        "link_requests_per_client",
+        client.ip,
+        _l("Too many requests for links from here; try again in a few minutes."),
+    )
+    wanted = email.strip().casefold()[:320]
+    may_mail = ratelimit.allowed(env, "link_mails_per_seat", f"{public_id}\n{wanted}")
     with env.db.write() as session:
         game = game_row(session, public_id)
-        limit, window = LINK_REQUESTS_PER_IP
-        recent = session.scalar(
-            select(func.count())
-            .select_from(AccessLog)
-            .where(
-                AccessLog.action == "link-request",
-                AccessLog.ip == client.ip,
-                AccessLog.at >= now - window,
-            )
-        )
-        if client.ip and recent >= limit:
-            raise RateLimited(
-                _l("Too many requests for links from here; try again in a few minutes.")
-            )
         record_access(session, env, game, None, "link-request", client)
-        wanted = email.strip().casefold()
+        if not may_mail:
+            return
         for seat in game.seats:
-            if seat.email.casefold() != wanted:
-                continue
-            limit, window = LINK_MAILS_PER_SEAT
-            mailed = session.scalar(
-                select(func.count())
-                .select_from(OutboxMessage)
-                .where(
-                    OutboxMessage.game_id == game.id,
-                    OutboxMessage.seat == seat.seat,
-                    OutboxMessage.kind == "link",
-                    OutboxMessage.created_at >= now - window,
-                )
-            )
-            if mailed < limit:
+            if seat.email.casefold() == wanted:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
                 notify.link(session, env, game, seat.seat, token, reissued=False)

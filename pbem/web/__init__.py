@@ -7,15 +7,16 @@ import logging
 from typing import Any
 
 from flask import Flask, render_template, request, url_for
+from werkzeug.exceptions import HTTPException
 
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
 from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
-from ..services.errors import ServiceError, Unavailable
+from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
-from . import api, csrf, dev, locale, pages, players, replay, seat
+from . import api, csrf, dev, inputs, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
 
@@ -43,6 +44,8 @@ def create_app(
         PBEM_DEV=config.dev_mode,
     )
     app.extensions["pbem"] = env
+    # every route's number and text segment is bounded as the URL is matched
+    app.url_map.converters.update(int=inputs.BoundedInt, default=inputs.BoundedString)
     register_filters(app.jinja_env)
     app.jinja_env.globals.update(
         csrf_token=csrf.token, now=env.clock.now, home_url=lambda: url_for("pages.home")
@@ -82,8 +85,15 @@ def create_app(
     @app.errorhandler(ServiceError)
     def _service_error(error: ServiceError) -> Any:
         if request.path.startswith("/api/"):
-            return api.error_json(error)
-        return render_template("web/error.html", error=error), error.status
+            response = app.make_response(api.error_json(error))
+        else:
+            response = app.make_response(
+                (render_template("web/error.html", error=error), error.status)
+            )
+        retry_after = getattr(error, "retry_after", None)
+        if isinstance(error, RateLimited) and retry_after:
+            response.headers["Retry-After"] = str(retry_after)
+        return response
 
     @app.errorhandler(DatabaseUnavailable)
     def _database_unavailable(_error: DatabaseUnavailable) -> Any:
@@ -91,17 +101,17 @@ def create_app(
         response.headers["Retry-After"] = "30"
         return response
 
-    @app.errorhandler(404)
-    def _not_found(_error: Any) -> Any:
-        return render_template(
-            "web/error.html", error=ServiceError(_l("There is no such page."))
-        ), 404
-
-    @app.errorhandler(413)
-    def _too_large(_error: Any) -> Any:
-        return render_template(
-            "web/error.html", error=ServiceError(_l("That upload is too large."))
-        ), 413
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException) -> Any:
+        """Werkzeug's refusals (no such page, too large, a route's number out of range…)
+        told like the services' own: a page in the reader's language, or JSON for the API."""
+        status = error.code or 500
+        refusal = ServiceError(HTTP_MESSAGES.get(status, HTTP_MESSAGES[400]))
+        refusal.status = status
+        response = app.make_response(_service_error(refusal))
+        if status == 405 and error.valid_methods:  # type: ignore[attr-defined]
+            response.headers["Allow"] = ", ".join(error.valid_methods)  # type: ignore[attr-defined]
+        return response
 
     logging.getLogger("werkzeug").addFilter(RedactTokens())
     if config.trusted_proxies:  # the client's address, not nginx's, goes to the access log
@@ -110,6 +120,20 @@ def create_app(
         n = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     return app
+
+
+#: What a visitor reads for each of werkzeug's refusals; anything else reads as a 400.
+HTTP_MESSAGES: dict[int, Any] = {
+    400: _l(
+        "The server could not read that request: a number or a text in it is out of "
+        "range, or it is not in the expected form."
+    ),
+    404: _l("There is no such page."),
+    405: _l("That page cannot be used that way: follow a link or a button instead."),
+    413: _l("That upload is too large."),
+    415: _l("The server could not read that request: it is not in the expected form."),
+    429: _l("Too many requests from here; try again in a few minutes."),
+}
 
 
 def warm_up(app: Flask) -> None:

@@ -16,6 +16,7 @@ from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
 from ..services import games, moves
 from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
+from . import inputs
 from .client import client
 from .context import services
 
@@ -31,25 +32,35 @@ def error_json(error: ServiceError) -> Any:
 
 
 def _token() -> str:
-    header = request.headers.get("Authorization", "")
+    header = request.headers.get("Authorization", "")[: inputs.MAX_SEGMENT + 16]
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    if scheme.lower() != "bearer" or not token.strip() or len(token) > inputs.MAX_SEGMENT:
         raise Forbidden(_l("Send the seat token as 'Authorization: Bearer <token>'."))
     return token.strip()
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise BadRequest(_l('Send a JSON object, e.g. {"n": 12, "move": "camels"}.'))
-    return data
+    """The JSON object sent: at most 16 KB, nested at most 16 deep (``inputs.json_object``)."""
+    return inputs.json_object()
 
 
 def _n(data: dict[str, Any]) -> int:
     n = data.get("n")
-    if not isinstance(n, int) or isinstance(n, bool):
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= inputs.MAX_MOVE:
         raise BadRequest(_l("'n' must be the number of the move you are making."))
     return n
+
+
+def _string(data: dict[str, Any], name: str, limit: int = inputs.MAX_SHORT) -> str:
+    """A string member of the body (a number is taken as its digits), bounded."""
+    value = data.get(name, "")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or len(value) > limit:
+        raise BadRequest(
+            _l("'%(name)s' must be a text of at most %(limit)s characters.", name=name, limit=limit)
+        )
+    return value
 
 
 @bp.get("/seat")
@@ -97,7 +108,9 @@ def seat() -> Any:
 def accept() -> Any:
     """Accept a waiting game: ``{"entropy": "<32+ hex digits of your own random bytes>"}``."""
     data = _body()
-    contribution = games.contribution_from(str(data.get("entropy", "")), data.get("phrase"))
+    contribution = games.contribution_from(
+        _string(data, "entropy"), _string(data, "phrase", inputs.MAX_TEXT) or None
+    )
     dealt = games.accept(services(), _token(), contribution, client())
     return jsonify({"accepted": True, "dealt": dealt})
 
@@ -110,7 +123,7 @@ def legal_moves() -> Any:
 @bp.post("/seat/preview")
 def preview() -> Any:
     data = _body()
-    result = moves.preview_move(services(), _token(), _n(data), str(data.get("move", "")), client())
+    result = moves.preview_move(services(), _token(), _n(data), _string(data, "move"), client())
     return jsonify({"move": result.move, "words": tell(result.words)})
 
 
@@ -118,7 +131,7 @@ def preview() -> Any:
 def move() -> Any:
     data = _body()
     done = moves.submit_move(
-        services(), _token(), _n(data), str(data.get("move", "")), client(), source="api"
+        services(), _token(), _n(data), _string(data, "move"), client(), source="api"
     )
     return jsonify(
         {

@@ -14,11 +14,11 @@ and its Jinja filters agree with everything else.
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import urlencode
 
 import flask_babel
-from flask import Flask, g, request, url_for
+from flask import Flask, current_app, g, request, url_for
 
 from ..i18n import (
     LANGUAGES,
@@ -63,12 +63,20 @@ def for_seat(seat_reader: Reader) -> Reader:
 
 
 def remember(response: Any, language: str | None = None, timezone: str | None = None) -> Any:
-    """Keep a chosen language (and time zone) for the next visits of this browser."""
+    """Keep a chosen language (and time zone) for the next visits of this browser.
+
+    Like the session cookie, these are ``Secure`` outside development (the app is
+    served over https there), so a downgraded connection never carries them.
+    """
+    secure = not current_app.config.get("PBEM_DEV", False)
     language = language or asked_language()
-    if language:
-        response.set_cookie(LANGUAGE_COOKIE, language, max_age=YEAR, samesite="Lax")
+    if language in LANGUAGES:
+        response.set_cookie(
+            LANGUAGE_COOKIE, language, max_age=YEAR, samesite="Lax", secure=secure, httponly=True
+        )
     if timezone and known_timezone(timezone) == timezone:
-        response.set_cookie(TIMEZONE_COOKIE, timezone, max_age=YEAR, samesite="Lax")
+        # not HttpOnly: static/timezone.js reads it to know whether to set it
+        response.set_cookie(TIMEZONE_COOKIE, timezone, max_age=YEAR, samesite="Lax", secure=secure)
     return response
 
 
@@ -111,13 +119,33 @@ def init_app(app: Flask) -> None:
         return response
 
 
+#: Query arguments a page may carry into its language links (short, plain names).
+_ARG_NAME = re.compile(r"^[a-z][a-z_]{0,19}$")
+
+
 def switch_language(code: str) -> str:
-    """This page's URL asking for ``code`` (the switcher's links; GET changes nothing stored)."""
-    args = request.args.to_dict()
-    args["lang"] = code
-    path = request.path
-    if request.method != "GET":  # a page answering a form: switch on the page it came from
-        token = (request.view_args or {}).get("token")
-        path = url_for("seat.view", token=token) if token else url_for("pages.home")
-        args = {"lang": code}
-    return path + "?" + urlencode(args)
+    """This page's URL asking for ``code`` (the switcher's links; GET changes nothing stored).
+
+    Built from the route that matched and its arguments, never from the raw path:
+    a path such as ``/\\evil.example/x`` would make a link a browser resolves off-site.
+    A page that no route matched, or that answers a form, switches on a page of its own.
+    """
+    rule, view_args = request.url_rule, request.view_args or {}
+    if request.method != "GET" or rule is None or request.routing_exception is not None:
+        token = view_args.get("token") if rule is not None else None
+        if token and "seat.view" in current_app.view_functions:
+            return url_for("seat.view", token=token, lang=code)
+        return _home(code)
+    args: dict[str, list[str]] = {
+        name: values[:20]
+        for name, values in request.args.lists()
+        if _ARG_NAME.match(name) and name not in view_args and all(len(v) <= 200 for v in values)
+    }
+    args["lang"] = [code]
+    return url_for(rule.endpoint, **view_args, **args)  # type: ignore[arg-type]
+
+
+def _home(code: str) -> str:
+    """The home page in ``code`` (the viewer of ``pbem view`` has its replay as home)."""
+    home = current_app.jinja_env.globals["home_url"]()  # type: ignore[operator]
+    return f"{home}?lang={code}"

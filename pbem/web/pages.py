@@ -12,6 +12,7 @@ from ..i18n import known_language, known_timezone, reader
 from ..i18n import lazy_gettext as _l
 from ..services import games, records, seat_links
 from ..services.errors import BadRequest
+from . import inputs
 from .client import client
 from .context import services
 
@@ -26,22 +27,24 @@ def home() -> str:
 @bp.post("/")
 def create() -> Any:
     form = request.form
-    mine = form.get("my_language") or reader().language
-    players = (
-        games.PlayerIn(
-            form.get("my_name", ""),
-            form.get("my_email", ""),
-            known_language(mine),
-            known_timezone(form.get("my_timezone") or reader().timezone),
-        ),
-        games.PlayerIn(
-            form.get("their_name", ""),
-            form.get("their_email", ""),
-            known_language(form.get("their_language") or mine),
-        ),
-    )
     try:
-        created = games.create_game(services(), players, clock=_clock(form), await_players=True)
+        mine = inputs.text(form, "my_language") or reader().language
+        players = (
+            games.PlayerIn(
+                inputs.text(form, "my_name"),
+                inputs.text(form, "my_email"),
+                known_language(mine),
+                known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+            ),
+            games.PlayerIn(
+                inputs.text(form, "their_name"),
+                inputs.text(form, "their_email"),
+                known_language(inputs.text(form, "their_language") or mine),
+            ),
+        )
+        created = games.create_game(
+            services(), players, clock=_clock(form), await_players=True, client=client()
+        )
     except BadRequest as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
@@ -49,20 +52,21 @@ def create() -> Any:
 
 def _clock(form: Any) -> games.GameClock:
     """The game's clock from the home form (defaults for anything missing)."""
+    days = inputs.text(form, "days_per_move", default="3")
+    def hours(name: str, label: Any, default: int) -> int:
+        return inputs.number(form, name, low=1, high=24 * 30, label=label, default=default)
 
-    def number(name: str, default: int) -> int:
-        try:
-            return int(form.get(name, default))
-        except (TypeError, ValueError):
-            raise BadRequest(_l("'%(value)s' is not a number", value=form.get(name))) from None
-
-    days = form.get("days_per_move", "3")
+    per_move = _l("Time per move")
     return games.GameClock(
-        days_per_move=None if days in ("", "none") else number("days_per_move", 3),
-        reminder_after_hours=number("reminder_after_hours", 24),
-        reminder_every_hours=number("reminder_every_hours", 48),
-        timeout_action=form.get("timeout_action", "claim"),
-        vacation_days=number("vacation_days", 10),
+        days_per_move=None
+        if days in ("", "none")
+        else inputs.number(form, "days_per_move", low=1, high=60, label=per_move, default=3),
+        reminder_after_hours=hours("reminder_after_hours", _l("First reminder after"), 24),
+        reminder_every_hours=hours("reminder_every_hours", _l("Reminders"), 48),
+        timeout_action=inputs.text(form, "timeout_action", default="claim"),
+        vacation_days=inputs.number(
+            form, "vacation_days", low=0, high=60, label=_l("Vacation days per player"), default=10
+        ),
     )
 
 
@@ -90,7 +94,7 @@ def record(public_id: str) -> Response:
 
 @bp.post("/g/<public_id>/link")
 def request_link(public_id: str) -> Any:
-    seat_links.request_link(services(), public_id, request.form.get("email", ""), client())
+    seat_links.request_link(services(), public_id, inputs.text(request.form, "email"), client())
     flash(
         _(
             "If that address belongs to a player of this game, their link is on its way. "

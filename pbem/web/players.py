@@ -12,8 +12,9 @@ from flask import Blueprint, redirect, render_template, request, session, url_fo
 
 from ..i18n import lazy_gettext as _l
 from ..services import challenges, games, players, ratings
-from ..services.errors import BadRequest, Forbidden, ServiceError
+from ..services.errors import BadRequest, Forbidden
 from ..store.models import Player
+from . import inputs
 from .client import client
 from .context import services
 from .locale import remember
@@ -22,7 +23,9 @@ bp = Blueprint("players", __name__)
 
 
 def signed_in() -> Player | None:
-    return players.current(services(), session.get("player"), session.get("sv"))
+    return players.current(
+        services(), session.get("player"), session.get("sv"), session.get("sid")
+    )
 
 
 def need_player() -> Player:
@@ -33,7 +36,7 @@ def need_player() -> Player:
 
 
 def _contribution() -> bytes | None:
-    entropy = request.form.get("entropy")
+    entropy = inputs.text(request.form, "entropy")
     return games.contribution_from(entropy, None) if entropy else None
 
 
@@ -50,7 +53,7 @@ def signin_form() -> str:
 @bp.post("/signin")
 def signin_request() -> Any:
     try:
-        players.request_sign_in(services(), request.form.get("email", ""), client())
+        players.request_sign_in(services(), inputs.text(request.form, "email"), client())
     except BadRequest as exc:
         return render_template("web/signin.html", sent=False, error=exc.message), 400
     return render_template("web/signin.html", sent=True)
@@ -67,12 +70,15 @@ def signin_use(token: str) -> Any:
     done = players.use_link(services(), token, client())
     session.clear()
     session["player"], session["sv"] = done.player_id, done.session_version
+    session["sid"] = done.session_id
     session.permanent = True
     return redirect(url_for("players.my_games"), code=303)
 
 
 @bp.post("/signout")
 def signout() -> Any:
+    """End this browser's session on the server too: a copy of the cookie is worth nothing."""
+    players.sign_out(services(), session.get("sid"), client())
     session.clear()
     return redirect(url_for("pages.home"), code=303)
 
@@ -89,7 +95,9 @@ def signout_everywhere() -> Any:
 def my_games() -> str:
     player = need_player()
     return render_template(
-        "web/me.html", mine=players.my_games(services(), player.id), done=request.args.get("done")
+        "web/me.html",
+        mine=players.my_games(services(), player.id),
+        done=inputs.text(request.args, "done", limit=20),
     )
 
 
@@ -108,10 +116,10 @@ def settings() -> Any:
         players.update_settings(
             services(),
             player.id,
-            name=form.get("name", ""),
-            mail_mode=form.get("mail_mode", ""),
-            language=form.get("language", "en"),
-            timezone=form.get("timezone", "UTC"),
+            name=inputs.text(form, "name"),
+            mail_mode=inputs.text(form, "mail_mode"),
+            language=inputs.text(form, "language", default="en"),
+            timezone=inputs.text(form, "timezone", default="UTC"),
             client=client(),
         )
     except BadRequest as exc:
@@ -124,8 +132,10 @@ def settings() -> Any:
 def away() -> Any:
     player = need_player()
     try:
-        days = float(request.form.get("days", ""))
-    except ValueError:
+        days = inputs.decimal(
+            request.form, "days", low=0.01, high=inputs.MAX_DAYS, label=_l("Days away")
+        )
+    except BadRequest:
         return _me_page(400, error=_l("Say for how many days you will be away."))
     players.away_everywhere(services(), player.id, days, client())
     return redirect(url_for("players.my_games", done="away"), code=303)
@@ -135,7 +145,9 @@ def away() -> Any:
 def change_email() -> Any:
     player = need_player()
     try:
-        players.request_email_change(services(), player.id, request.form.get("email", ""), client())
+        players.request_email_change(
+            services(), player.id, inputs.text(request.form, "email"), client()
+        )
     except BadRequest as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("players.my_games", done="email"), code=303)
@@ -144,7 +156,7 @@ def change_email() -> Any:
 @bp.post("/me/erase")
 def erase() -> Any:
     player = need_player()
-    if request.form.get("confirm") != "erase":
+    if inputs.text(request.form, "confirm") != "erase":
         return _me_page(400, error=_l("Type erase to confirm that your account should go."))
     players.erase(services(), player.id, client())
     session.clear()
@@ -163,20 +175,25 @@ def challenge_list() -> str:
 @bp.post("/challenges")
 def challenge_post() -> Any:
     player = need_player()
-    days = request.form.get("days_per_move", "3")
+    form = request.form
     try:
+        days = None
+        if inputs.text(form, "days_per_move", default="3") not in ("", "none"):
+            days = inputs.number(
+                form, "days_per_move", low=1, high=60, label=_l("Time per move"), default=3
+            )
         challenges.post(
             services(),
             player.id,
-            days_per_move=None if days in ("", "none") else int(days),
-            starter=request.form.get("starter", "random"),
-            note=request.form.get("note"),
+            days_per_move=days,
+            starter=inputs.text(form, "starter", default="random"),
+            note=inputs.optional_text(form, "note", limit=inputs.MAX_TEXT),
+            client=client(),
         )
-    except (BadRequest, ValueError) as exc:
-        message = exc.message if isinstance(exc, ServiceError) else _l("Days per move: a number.")
+    except BadRequest as exc:
         return render_template(
             "web/challenges.html",
-            error=message,
+            error=exc.message,
             challenges=challenges.open_list(services(), player.id),
         ), 400
     return redirect(url_for("players.challenge_list"), code=303)
@@ -185,7 +202,9 @@ def challenge_post() -> Any:
 @bp.post("/challenges/<challenge_id>/accept")
 def challenge_accept(challenge_id: str) -> Any:
     player = need_player()
-    public_id = challenges.accept(services(), challenge_id, player.id, _contribution())
+    public_id = challenges.accept(
+        services(), challenge_id, player.id, _contribution(), client=client()
+    )
     return redirect(url_for("pages.created", public_id=public_id), code=303)
 
 

@@ -10,30 +10,36 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
+from ..clock import Clock, SystemClock
+from ..config import Config
 from ..engine import RecordError, load_record, position_json, public_view
 from ..i18n import lazy_gettext as _l
-from ..services import audit, viewing
+from ..services import audit, ratelimit, viewing
 from ..services.errors import BadRequest, NotFound
 from ..services.replay import ALL, Replay, explore, from_record
+from . import inputs
 from .client import client
 from .context import services
 
 bp = Blueprint("replay", __name__)
 
 
-def _step(replay: Replay) -> int:
-    raw = request.args.get("n", "")
-    if raw == "":
-        return replay.last
+def _step(replay: Replay, default: int) -> int:
+    """The step asked for (``?n=``): one that is not a step of any game has no page (404),
+    like a step past the end of this one (tests/web/test_replay.py pins both)."""
     try:
-        return int(raw)
-    except ValueError:
+        return inputs.number(
+            request.args, "n", low=0, high=inputs.MAX_MOVE, label=_l("Move"), default=default
+        )
+    except BadRequest:
         raise NotFound(_l("There is no such step.")) from None
 
 
@@ -50,8 +56,10 @@ def render_replay(
 ) -> Any:
     allowed = replay.perspectives(viewer_seat)
     default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
-    perspective = request.args.get("as", default if default in allowed else allowed[0])
-    n = _step(replay)
+    perspective = inputs.text(
+        request.args, "as", limit=8, default=default if default in allowed else allowed[0]
+    )
+    n = _step(replay, replay.last)
     frame = replay.frame(n, perspective, viewer_seat)
     return render_template(
         "web/replay.html",
@@ -76,11 +84,8 @@ def render_replay(
 def render_whatif(
     replay: Replay, *, title: str, here: Callable[..., str], back: Callable[[int], str]
 ) -> Any:
-    try:
-        n = int(request.args.get("n", "0"))
-    except ValueError:
-        raise NotFound(_l("There is no such step.")) from None
-    branch = explore(replay, n, request.args.getlist("try"))
+    n = _step(replay, 0)
+    branch = explore(replay, n, inputs.texts(request.args, "try"))
     return render_template(
         "web/whatif.html",
         b=branch,
@@ -151,39 +156,96 @@ def seat_replay(token: str) -> Any:
 # ------------------------------------------------------------ record files
 
 
+#: How deeply a record file's JSON may nest (a record needs five levels).
+RECORD_DEPTH = 32
+
+
 def uploads() -> Path:
     return Path(current_app.instance_path) / "records"
 
 
+def _keeping() -> tuple[Config, Clock]:
+    """The upload settings and the clock: the app's, or defaults for ``pbem view``."""
+    env = current_app.extensions.get("pbem")
+    return (env.config, env.clock) if env is not None else (Config(), SystemClock())
+
+
 def store_record(data: bytes) -> str:
-    """Keep a finished game's record (it is public) under its SHA-256; return the digest."""
+    """Keep a finished game's record (it is public) under its SHA-256; return the digest.
+
+    Uploads are kept ``upload_days`` (the file's time is set from the app's clock),
+    and at most ``upload_max_files`` files and ``upload_max_bytes`` in all: each
+    upload first drops what has expired, then the oldest beyond those bounds.
+    """
+    if inputs.json_depth(data) > RECORD_DEPTH:
+        raise BadRequest(_l("That file is not a game record: %(why)s", why="nested too deeply"))
     try:
         record = load_record(data)
-    except RecordError as exc:
+    except (RecordError, RecursionError) as exc:
         raise BadRequest(_l("That file is not a game record: %(why)s", why=str(exc))) from None
     from_record(record)  # refuses a record without a seed, or one that does not replay
+    config, clock = _keeping()
+    now = clock.now().timestamp()
     digest = hashlib.sha256(data).hexdigest()
     folder = uploads()
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{digest}.json").write_bytes(data)
+    path = folder / f"{digest}.json"
+    path.write_bytes(data)
+    os.utime(path, (now, now))
+    prune_uploads(folder, config, now, keep=path)
     return digest
+
+
+def prune_uploads(folder: Path, config: Config, now: float, keep: Path | None = None) -> int:
+    """Delete expired uploads, then the oldest beyond the count and size bounds."""
+    oldest_kept = now - timedelta(days=config.upload_days).total_seconds()
+    files: list[tuple[float, int, Path]] = []
+    removed = 0
+    for path in folder.glob("*.json"):
+        try:
+            stat = path.stat()
+        except FileNotFoundError:  # another worker pruned it first
+            continue
+        if stat.st_mtime < oldest_kept and path != keep:
+            path.unlink(missing_ok=True)
+            removed += 1
+        else:
+            files.append((stat.st_mtime, stat.st_size, path))
+    files.sort(key=lambda f: (f[2] != keep, f[0]), reverse=True)  # the new one, then newest
+    count = total = 0
+    for _mtime, size, path in files:
+        count, total = count + 1, total + size
+        if path != keep and (count > config.upload_max_files or total > config.upload_max_bytes):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def _stored(digest: str) -> Any:
     if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
         raise NotFound(_l("There is no such record."))
     path = uploads() / f"{digest}.json"
-    if not path.is_file():
+    config, clock = _keeping()
+    expired = clock.now().timestamp() - timedelta(days=config.upload_days).total_seconds()
+    if not path.is_file() or path.stat().st_mtime < expired:
         raise NotFound(_l("There is no such record here (uploads are not kept forever)."))
     return load_record(path.read_bytes())
 
 
 @bp.post("/records")
 def upload() -> Any:
+    env = current_app.extensions.get("pbem")
+    if env is not None:  # ``pbem view`` serves one person: nothing to limit
+        ratelimit.enforce(
+            env,
+            "uploads_per_client",
+            client().ip,
+            _l("Too many record files from here; try again later."),
+        )
     file = request.files.get("record")
     if file is None or not file.filename:
         raise BadRequest(_l("Choose a record file (JSON) to open."))
-    digest = store_record(file.read())
+    digest = store_record(file.read(current_app.config.get("MAX_CONTENT_LENGTH") or -1))
     return redirect(url_for("replay.record_replay", digest=digest), code=303)
 
 
@@ -228,6 +290,7 @@ def public_audit(public_id: str, n: int) -> Any:
         "web/audit.html",
         a=result,
         replay_url=url_for("replay.public_replay", public_id=public_id, n=n),
+        step_url=lambda k: url_for("replay.public_audit", public_id=public_id, n=k),
         evidence_url=url_for("replay.public_evidence", public_id=public_id, n=n),
         record_url=url_for("pages.record", public_id=public_id),
     )
@@ -240,6 +303,7 @@ def seat_audit(token: str, n: int) -> Any:
         "web/audit.html",
         a=result,
         replay_url=url_for("replay.seat_replay", token=token, n=n),
+        step_url=lambda k: url_for("replay.seat_audit", token=token, n=k),
         evidence_url=url_for("replay.seat_evidence", token=token, n=n),
         record_url=None,
     )

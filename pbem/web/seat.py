@@ -10,7 +10,8 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 
 from ..i18n import lazy_gettext as _l
 from ..services import games, moves, records, seat_links, settings
-from ..services.errors import Conflict, MoveRefused, ServiceError
+from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
+from . import inputs
 from .client import client
 from .context import services
 from .locale import for_seat, remember
@@ -19,10 +20,10 @@ bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
 
 
 def _n() -> int:
-    try:
-        return int(request.form.get("n", ""))
-    except ValueError:
-        return -1
+    """The number of the move the form was made for (the game may have moved on since)."""
+    return inputs.number(
+        request.form, "n", low=1, high=inputs.MAX_MOVE, label=_l("Move")
+    )
 
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
@@ -48,16 +49,17 @@ def _act(token: str, action: Callable[[], object], done: str) -> Any:
 @bp.post("/accept")
 def accept(token: str) -> Any:
     def accept_it() -> None:
+        form = request.form
         contribution = games.contribution_from(
-            request.form.get("entropy"), request.form.get("phrase")
+            inputs.text(form, "entropy"), inputs.text(form, "phrase", limit=inputs.MAX_TEXT)
         )
         games.accept(
             services(),
             token,
             contribution,
             client(),
-            language=request.form.get("language"),
-            timezone=request.form.get("timezone"),
+            language=inputs.optional_text(form, "language"),
+            timezone=inputs.optional_text(form, "timezone"),
         )
 
     return _act(token, accept_it, "accept")
@@ -65,17 +67,19 @@ def accept(token: str) -> Any:
 
 @bp.get("")
 def view(token: str) -> Any:
-    return _page(token, done=request.args.get("done"))
+    return _page(token, done=inputs.text(request.args, "done", limit=20))
 
 
 @bp.post("/preview")
 def preview(token: str) -> Any:
-    text = request.form.get("move", "")
-    note = moves.clean_message(request.form.get("message"))
     try:
+        text = inputs.text(request.form, "move")
+        note = moves.clean_message(
+            inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
+        )
         result = moves.preview_move(services(), token, _n(), text, client())
-    except Conflict as exc:
-        return _page(token, 409, error=exc)
+    except (Conflict, BadRequest) as exc:
+        return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
     return _page(token, preview=result, typed=text, note=note)
@@ -83,12 +87,12 @@ def preview(token: str) -> Any:
 
 @bp.post("/move")
 def move(token: str) -> Any:
-    text = request.form.get("move", "")
-    note = request.form.get("message")
     try:
+        text = inputs.text(request.form, "move")
+        note = inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
         moves.submit_move(services(), token, _n(), text, client(), source="web", message=note)
-    except Conflict as exc:
-        return _page(token, 409, error=exc)
+    except (Conflict, BadRequest) as exc:
+        return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
     return redirect(url_for("seat.view", token=token, done="move"), code=303)
@@ -96,7 +100,7 @@ def move(token: str) -> Any:
 
 @bp.post("/resign")
 def resign(token: str) -> Any:
-    if request.form.get("confirm") != "yes":
+    if inputs.text(request.form, "confirm") != "yes":
         return _page(token, 400, error=_l("Tick the box to confirm that you resign."))
     return _act(token, lambda: moves.resign(services(), token, _n(), client()), "resign")
 
@@ -109,8 +113,10 @@ def claim(token: str) -> Any:
 @bp.post("/away")
 def away(token: str) -> Any:
     try:
-        days = float(request.form.get("days", ""))
-    except ValueError:
+        days = inputs.decimal(
+            request.form, "days", low=0.01, high=inputs.MAX_DAYS, label=_l("Days away")
+        )
+    except BadRequest:
         return _page(token, 400, error=_l("Say for how many days you will be away."))
     return _act(token, lambda: settings.set_away(services(), token, days, client()), "away")
 
@@ -123,7 +129,7 @@ def back(token: str) -> Any:
 
 @bp.post("/mail")
 def mail(token: str) -> Any:
-    mode, everywhere = request.form.get("mode", ""), request.form.get("all") == "yes"
+    mode, everywhere = inputs.text(request.form, "mode"), request.form.get("all") == "yes"
     return _act(
         token,
         lambda: settings.set_mail_mode(services(), token, mode, client(), all_games=everywhere),
@@ -134,7 +140,7 @@ def mail(token: str) -> Any:
 @bp.post("/reader")
 def language(token: str) -> Any:
     """The seat's language and time zone, for its pages and its mails from now on."""
-    lang, zone = request.form.get("language", ""), request.form.get("timezone", "")
+    lang, zone = inputs.text(request.form, "language"), inputs.text(request.form, "timezone")
     try:
         chosen = settings.set_reader(services(), token, lang, zone, client())
     except ServiceError as exc:
