@@ -211,7 +211,7 @@ def prune_uploads(folder: Path, config: Config, now: float, keep: Path | None = 
             removed += 1
         else:
             files.append((stat.st_mtime, stat.st_size, path))
-    files.sort(key=lambda f: (f[2] != keep, f[0]), reverse=True)  # the new one, then newest
+    files.sort(key=lambda f: (f[2] == keep, f[0]), reverse=True)  # the new one, then newest
     count = total = 0
     for _mtime, size, path in files:
         count, total = count + 1, total + size
