@@ -49,7 +49,7 @@ def _refused_character(ch: str) -> bool:
 
 
 def clean_name(raw: str) -> str:
-    """The name as it will be kept: NFC, runs of spaces and tabs made one space.
+    """The name as it will be kept: NFC, each run of spaces made one space, none at the ends.
 
     Raises ``BadName`` for a name that is empty, longer than ``MAX_LENGTH``, holds a
     control or invisible formatting character (a line break included), an encoded word,
@@ -57,11 +57,12 @@ def clean_name(raw: str) -> str:
     """
     if not isinstance(raw, str):
         raise BadName(EMPTY)
-    name = re.sub(r"[ \t]+", " ", unicodedata.normalize("NFC", raw)).strip(" ")
+    text = unicodedata.normalize("NFC", raw).replace("\t", " ")
+    if any(_refused_character(ch) for ch in text):
+        raise BadName(CONTROL)
+    name = " ".join(text.split())  # every kind of space, runs of them made one
     if not name:
         raise BadName(EMPTY)
-    if any(_refused_character(ch) for ch in name):
-        raise BadName(CONTROL)
     if len(name) > MAX_LENGTH:
         raise BadName(TOO_LONG)
     if _ENCODED_WORD.search(name):
@@ -83,9 +84,9 @@ def name_problem(raw: str) -> str | None:
 def sanitized(raw: str, fallback: str = "Player") -> str:
     """A usable name made from any text (an address's local part, a name stored before these
     checks): what ``clean_name`` refuses is dropped, and ``fallback`` stands in for nothing."""
-    text = re.sub(r"[ \t]+", " ", unicodedata.normalize("NFC", str(raw)))
+    text = unicodedata.normalize("NFC", str(raw)).replace("\t", " ")
     text = "".join(ch for ch in text if not _refused_character(ch))
-    text = _ENCODED_WORD.sub(lambda m: m.group(0).replace("=?", "= ?"), text)
-    text = text.replace("<", "").replace(">", "")
-    text = re.sub(" {2,}", " ", text).strip(" ")[:MAX_LENGTH].strip(" ")
-    return text or fallback
+    while _ENCODED_WORD.search(text):
+        text = _ENCODED_WORD.sub(lambda m: m.group(0).replace("=?", "= ?"), text)
+    text = " ".join(text.replace("<", "").replace(">", "").split())
+    return " ".join(text[:MAX_LENGTH].split()) or fallback

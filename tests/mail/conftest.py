@@ -22,11 +22,13 @@ class Collector:
     def __init__(self) -> None:
         self.received: list[EmailMessage] = []
         self.peers: list[tuple[str, int]] = []  # the client's address of each mail's connection
+        self.envelopes: list[list[str]] = []  # the RCPT TO addresses each mail was sent to
 
     async def handle_DATA(self, server, session, envelope) -> str:
         msg = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
         self.received.append(msg)  # type: ignore[arg-type]
         self.peers.append(session.peer)
+        self.envelopes.append(list(envelope.rcpt_tos))
         return "250 OK"
 
 

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
+from pbem.engine.names import name_problem
 from pbem.mail import outbox
 from pbem.store import migrate
 from pbem.store.db import Database, SchemaError, is_sqlite, table_names
@@ -117,3 +118,50 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path):
         assert session.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
     db.dispose()
+
+
+def test_0007_splits_queued_addresses_and_makes_stored_names_safe(fresh_database):
+    """Rows queued as ``Name <address>`` get the two apart; a stored name that the name check
+    refuses is rewritten with what it keeps, so no old name can break a mail."""
+    db = Database(fresh_database())
+    try:
+        migrate.upgrade(db.engine, "0006")
+        with db.engine.begin() as c:
+            c.execute(
+                text(
+                    "INSERT INTO outbox (message_id, kind, to_addr, subject, text_body, html_body,"
+                    " headers, created_at, status, attempts, next_attempt_at) VALUES"
+                    " (:m, 'sign_in', :to, 's', 't', 'h', '{}', :now, 'pending', 0, :now)"
+                ),
+                [
+                    {
+                        "m": "<1@t>",
+                        "to": "Bob <other@example.net>, Bob <bo@example.test>",
+                        "now": datetime(2026, 12, 1),
+                    },
+                    {"m": "<2@t>", "to": "plain@example.test", "now": datetime(2026, 12, 1)},
+                ],
+            )
+            c.execute(
+                text(
+                    "INSERT INTO players (public_id, email, display_name, created_at,"
+                    " session_version, mail_mode, language, timezone, rated_games) VALUES"
+                    " ('p1', 'eve@example.test', :name, :now, 1, 'each', 'en', 'UTC', 0)"
+                ),
+                {
+                    "name": "Eve=?utf-8?q?=0D=0ABcc:_x@example.net?=\r\n",
+                    "now": datetime(2026, 12, 1),
+                },
+            )
+        migrate.upgrade(db.engine)
+        with db.engine.connect() as c:
+            rows = dict(
+                (m, (a, n))
+                for m, a, n in c.execute(text("SELECT message_id, to_addr, to_name FROM outbox"))
+            )
+            name = c.execute(text("SELECT display_name FROM players")).scalar_one()
+        assert rows["<1@t>"] == ("bo@example.test", "Bob other@example.net, Bob")
+        assert rows["<2@t>"] == ("plain@example.test", None)
+        assert name_problem(name) is None and name.startswith("Eve")
+    finally:
+        db.dispose()
