@@ -28,26 +28,36 @@ SMTP_SIZE_LIMIT = 10 * 1024 * 1024
 
 
 class ReplyHandler:
-    def __init__(self, env: Env) -> None:
+    def __init__(self, env: Env, lmtp: bool = False) -> None:
         self.env = env
+        self.lmtp = lmtp
 
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
     ) -> str:
-        if not reply_tokens([address], self.env.config.reply_address):
+        """Only a reply address this server signed: a forged one is refused in the
+        conversation, so it is never answered by mail (no backscatter)."""
+        tokens = reply_tokens([address], self.env.config.reply_address)
+        if not tokens or self.env.links.open_reply(tokens[0]) is None:
             return "550 5.1.1 not a reply address of this server"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        """SMTP answers once for the mail; LMTP once per accepted recipient (RFC 2033 4.2),
+        each handled as a delivery of its own."""
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
+        if not self.lmtp:
+            return await self._handle(raw, list(envelope.rcpt_tos))
+        answers = [await self._handle(raw, [rcpt]) for rcpt in envelope.rcpt_tos]
+        return "\r\n".join(answers)
+
+    async def _handle(self, raw: bytes, rcpts: list[str]) -> str:
         loop = asyncio.get_running_loop()
         try:
-            outcome = await loop.run_in_executor(
-                None, handle_mail, self.env, raw, list(envelope.rcpt_tos)
-            )
+            outcome = await loop.run_in_executor(None, handle_mail, self.env, raw, rcpts)
         except Exception:  # the database is down: let the sending server retry later
             log.exception("could not handle a reply")
             return "451 4.3.0 temporary failure, try again later"
@@ -59,7 +69,7 @@ class ReceiverController(Controller):
     def __init__(self, env: Env, hostname: str, port: int, lmtp: bool = False) -> None:
         self.lmtp = lmtp
         super().__init__(
-            ReplyHandler(env), hostname=hostname, port=port, data_size_limit=SMTP_SIZE_LIMIT
+            ReplyHandler(env, lmtp), hostname=hostname, port=port, data_size_limit=SMTP_SIZE_LIMIT
         )
 
     def factory(self) -> SMTP:

@@ -7,7 +7,6 @@ that seat's view only (invariant 7).
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from . import notify, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
-from .identity import player_for
+from .identity import checked_email, checked_name, player_for
 from .log import (
     Client,
     authenticate,
@@ -38,8 +37,6 @@ from .log import (
 from .played import Entry, played, seat_names
 
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
-
-EMAIL = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,15 +108,12 @@ class GameSummary:
 
 
 def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
-    name = " ".join(player.name.split())
-    email = player.email.strip()
-    if not 1 <= len(name) <= 80:
-        raise BadRequest(_l("%(who)s: a name of 1 to 80 characters, please", who=which))
-    if len(email) > 254 or not EMAIL.match(email):
-        raise BadRequest(
-            _l("%(who)s: '%(email)s' does not look like an email address", who=which, email=email)
-        )
-    return PlayerIn(name, email, player.language, player.timezone)
+    return PlayerIn(
+        checked_name(player.name, which),
+        checked_email(player.email, which),
+        player.language,
+        player.timezone,
+    )
 
 
 def new_public_id() -> str:

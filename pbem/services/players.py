@@ -25,8 +25,8 @@ from ..store.models import AccessLog, Player, SignInLink
 from . import ratelimit
 from .env import Env
 from .errors import BadRequest, Forbidden, NotFound
-from .games import EMAIL, current_clock, turn_started
-from .identity import normal_email, player_for, seats_of
+from .games import current_clock, turn_started
+from .identity import EMAIL, checked_name, normal_email, player_for, seats_of
 from .log import Client, log_rows, state_of
 
 LINK_LIFETIME = timedelta(minutes=30)
@@ -426,9 +426,7 @@ def update_settings(
     client: Client,
 ) -> None:
     """Name, language, time zone, and how mail comes: applied to every seat of the player."""
-    name = " ".join(name.split())
-    if not 1 <= len(name) <= 80:
-        raise BadRequest(_l("A display name of 1 to 80 characters, please."))
+    name = checked_name(name, _l("Display name"))
     if mail_mode not in MAIL_MODES:
         raise BadRequest(
             _l("Choose how you want mail: every move, a daily digest, or only invitations.")

@@ -8,22 +8,27 @@ moves; nothing is recorded. A mail delivered twice (same Message-ID) is handled 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from babel.support import LazyProxy
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from .. import engine as jaipur
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
+from ..engine.errors import IllegalMoveError
 from ..i18n import Reader, use_reader
 from ..i18n import lazy_gettext as _l
+from ..i18n.words import error_text
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store.models import Game, InboundMail
 from . import moves, notes, notify
 from .env import Env
 from .errors import ServiceError
 from .links import ReplyClaim
-from .log import Client, log_rows, open_claim, state_of
+from .log import Client, log_rows, state_of
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "
@@ -33,22 +38,29 @@ BAD_ADDRESS = _l(
 
 @dataclass(frozen=True, slots=True)
 class ReplyOutcome:
-    outcome: str  # accepted, refused, duplicate
+    outcome: str  # accepted, refused, duplicate, ignored (no genuine reply address)
     detail: str
 
 
 def handle_mail(
     env: Env, raw: bytes, envelope_rcpts: list[str] | tuple[str, ...] = ()
 ) -> ReplyOutcome:
-    """Handle one inbound mail end to end; never raises for anything the sender did."""
+    """Handle one inbound mail end to end; never raises for anything the sender did.
+
+    Only a genuine reply address (signed by this server) is ever answered, and only at
+    that seat's own address: a forged or unknown address gets no mail at all, so the
+    server cannot be made to write to whatever the unverified ``From`` says.
+    """
     mail = parse_inbound(raw, envelope_rcpts, env.config.inbound_max_bytes)
-    if not _claim_message(env, mail.message_id):
+    claim, token = _claim_of(env, mail)
+    if not _claim_message(env, _dedupe_key(mail.message_id, token)):
         return ReplyOutcome("duplicate", f"{mail.message_id} was handled before")
-    claim = _claim_of(env, mail)
-    if mail.problem is not None:
-        return _refuse(env, mail, claim, "", mail.problem)
+    key = _dedupe_key(mail.message_id, token)
     if claim is None:
-        return _refuse(env, mail, None, split_reply(mail.text or "")[0], BAD_ADDRESS)
+        _finish(env, key, None, "ignored", "no genuine reply address: not answered")
+        return ReplyOutcome("ignored", "no genuine reply address")
+    if mail.problem is not None:
+        return _refuse(env, mail, key, claim, "", mail.problem)
     line, note = split_reply(
         mail.text or "",
         is_move=moves.move_reader(env, claim),
@@ -59,9 +71,17 @@ def handle_mail(
         done = moves.submit_reply(env, claim, line, note, client)
     except ServiceError as exc:
         reason = BAD_ADDRESS if exc.status == 403 else exc.text
-        return _refuse(env, mail, claim if exc.status != 403 else None, line, reason)
-    _finish(env, mail.message_id, claim, "accepted", f"move {done.n}: {done.move}")
+        return _refuse(env, mail, key, claim, line, reason)
+    _finish(env, key, claim, "accepted", f"move {done.n}: {done.move}")
     return ReplyOutcome("accepted", f"move {done.n}: {done.move}")
+
+
+def _dedupe_key(message_id: str, token: str | None) -> str:
+    """The same mail delivered twice to one reply address is handled once; a mail sent to
+    two reply addresses (LMTP delivers it once per recipient) is handled for each."""
+    if token is None:
+        return message_id
+    return f"{message_id[:280]}|{hashlib.sha256(token.encode()).hexdigest()[:16]}"
 
 
 def _claim_message(env: Env, message_id: str) -> bool:
@@ -87,12 +107,13 @@ def _finish(env: Env, message_id: str, claim: ReplyClaim | None, outcome: str, d
             row.game_id, row.seat = (game.id if game else None), claim.seat
 
 
-def _claim_of(env: Env, mail: Inbound) -> ReplyClaim | None:
+def _claim_of(env: Env, mail: Inbound) -> tuple[ReplyClaim | None, str | None]:
+    """The first genuine reply address among the recipients, and its token."""
     for token in reply_tokens(mail.recipients, env.config.reply_address):
         claim = env.links.open_reply(token)
         if claim is not None:
-            return claim
-    return None
+            return claim, token
+    return None, None
 
 
 def examples(moves_list: list) -> list[str]:
@@ -104,41 +125,59 @@ def examples(moves_list: list) -> list[str]:
     return picked[:6]
 
 
+def _moved_on(n: int, now: int) -> Any:
+    """A reply to an older mail, said in a mail's words (not the web page's)."""
+    return _l(
+        "your reply answers the mail about move %(n)s, but the game has moved on since: "
+        "it is now at move %(now)s. The position as it is now is below.",
+        n=n,
+        now=now,
+    )
+
+
+#: The engine's own words for it, so a mail and a page say the same.
+GAME_OVER = LazyProxy(error_text, IllegalMoveError("game_over"), enable_cache=False)
+
+
 def _refuse(
-    env: Env, mail: Inbound, claim: ReplyClaim | None, line: str, reason: Any
+    env: Env, mail: Inbound, key: str, claim: ReplyClaim, line: str, reason: Any
 ) -> ReplyOutcome:
-    """Answer the mail; to the seat's own address when the reply address was genuine."""
+    """Answer a genuine reply address at its seat's own address, never at ``From``.
+
+    The answer says what was read and why nothing was recorded, and shows the position as
+    it is now, with a few legal moves when it is the seat's turn.
+    """
     with env.db.write() as session:
-        game = seat = None
-        to = mail.sender
-        reader = Reader()
-        legal: list[str] = []
-        if claim is not None:
-            try:
-                game, seat_row = open_claim(session, claim)
-            except ServiceError:
-                game = None
-            else:
-                seat = seat_row.seat
-                to = f"{seat_row.name} <{seat_row.email}>"
-                reader = Reader(seat_row.language, seat_row.timezone)
-                match = state_of(env, game, log_rows(session, game))
-                if match.to_move == seat:
+        game = session.scalars(select(Game).where(Game.public_id == claim.public_id)).first()
+        if game is not None and 0 <= claim.seat < len(game.seats):
+            seat_row = game.seats[claim.seat]
+            view = legal = None
+            if game.dealt:
+                rows = log_rows(session, game)
+                match = state_of(env, game, rows)
+                if match.is_over:
+                    reason = GAME_OVER
+                elif claim.n != len(rows) + 1 and seat_row.key_version == claim.key_version:
+                    reason = _moved_on(claim.n, len(rows) + 1)
+                view = jaipur.seat_view(match, claim.seat)
+                if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())
-        if to:
             notify.refusal(
                 session,
                 env,
-                to,
+                seat_row.email,
+                to_name=seat_row.name,
                 read=line[:200],
                 reason=reason,
-                examples=legal,
+                examples=legal or [],
+                view=view,
+                opponent=game.seats[1 - claim.seat].name,
                 game=game,
-                seat=seat,
+                seat=claim.seat,
                 in_reply_to=mail.message_id,
-                reader=reader,
+                reader=Reader(seat_row.language, seat_row.timezone),
             )
     with use_reader("en"):  # the inbound log and the outcome are for operators
         english = str(reason)
-    _finish(env, mail.message_id, claim, "refused", f"{line[:200]!r}: {english}")
+    _finish(env, key, claim, "refused", f"{line[:200]!r}: {english}")
     return ReplyOutcome("refused", english)

@@ -110,14 +110,25 @@ def test_bad_replies_record_nothing_and_get_a_clear_answer(smtp_env, receiver):
     attempt(address, "fly to the moon", "is not a move")
     attempt(address, "sell 1 diamond", "at least 2 at a time")
     flipped = local[:-1] + ("a" if local[-1] != "a" else "b")
-    attempt(f"{flipped}@{domain}", legal[0], "not valid", sender="mallory@evil.test")
     other_game = new_game(env)
     other = reply_to_of(env, other_game, to_move(env, other_game))
     tampered = other.replace(other_game, public_id)
-    attempt(tampered, legal[0], "not valid", sender="mallory@evil.test")
+    for forged in (f"{flipped}@{domain}", tampered, f"{local}x@{domain}", f"play+x@{domain}"):
+        answered = len(_all_refusals(env))
+        mail = reply(forged, legal[0], sender="mallory@evil.test")
+        with pytest.raises(smtplib.SMTPRecipientsRefused):  # refused in the conversation
+            send(receiver, mail)
+        # an IMAP mailbox has no RCPT step: the use case itself answers nothing
+        assert replies.handle_mail(env, mail.as_bytes(), [forged]).outcome == "ignored"
+        assert len(log_of(env, public_id)) == 0
+        assert len(_all_refusals(env)) == answered  # no mail at all, to anyone
     send(receiver, reply(address, legal[0]))  # accepted: move 1
     assert len(log_of(env, public_id)) == 1
     attempt(address, legal[0], "moved on")  # the same address again: stale move number
+    late = _all_refusals(env)[-1]
+    assert "the game has moved on since you loaded this page" not in late.text_body
+    assert "now at move 2" in late.text_body and "The position now:" in late.text_body
+    assert late.to_addr == "ada@example.test"
 
 
 def _all_refusals(env):
@@ -144,7 +155,7 @@ def test_a_refusal_quotes_what_was_read_and_lists_legal_moves(smtp_env):
     assert "> take the banana" in answer.text_body
     assert "'banana' is not a card" in answer.text_body
     assert "Moves you could make now" in answer.text_body
-    assert answer.to_addr == "Ada <ada@example.test>"  # the seat's own address, not From
+    assert (answer.to_name, answer.to_addr) == ("Ada", "ada@example.test")  # the seat's, not From
 
 
 def test_the_same_mail_delivered_twice_is_applied_once(smtp_env, receiver):
