@@ -207,6 +207,18 @@ def _without_attribution(lines: list[str], is_move: Predicate) -> list[str]:
     return lines[:start]
 
 
+def _greeting(line: str, before: list[str], is_move: Predicate) -> bool:
+    """A short line that reads like a line of the server's mail ("Hello,", "你好：") but comes
+    before any move, near the top, with no link or address in it: the player's greeting."""
+    written = [b for b in before if b and not b.startswith(">")]
+    return (
+        len(written) < MOVE_WITHIN - 1
+        and len(line) <= 40
+        and not re.search(r"[/@]", line)
+        and not any(is_move(b) for b in written)
+    )
+
+
 def split_reply(
     text: str, *, is_move: Predicate | None = None, is_ours: Predicate | None = None
 ) -> tuple[str, str | None]:
@@ -229,7 +241,7 @@ def split_reply(
         if _SIGNATURE.match(raw_line.rstrip()) or _SENT_FROM.match(line):
             quote_follows = False
             break
-        if not line.startswith(">") and ours(line):
+        if not line.startswith(">") and ours(line) and not _greeting(line, lines, accepts):
             quote_follows = True
             break
         lines.append(line)

@@ -14,18 +14,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from babel.messages.pofile import read_po
 
 from ..config import Config
 from ..i18n import CATALOGS
+from ..resources import resource_dir
 
 MESSAGE_LIMIT = 500
 #: What stands where a link was cut out of a note.
 CUT = "[…]"
-MAIL_TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
 #: A seat link on any host (a proxy may present another one), and anything shaped like
 #: a seat token: an itsdangerous payload and signature, both base64url.
 _SEAT_LINK = re.compile(r"(?:[a-z][a-z0-9+.-]*://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I)
@@ -49,7 +48,7 @@ _NUMBERS = frozenset({"n", "num", "count", "size", "days", "hours", "round"})
 def _mail_msgids() -> frozenset[str]:
     """Every text the mail templates pass through gettext."""
     found: set[str] = set()
-    for path in MAIL_TEMPLATES.glob("*.*"):
+    for path in (resource_dir("templates") / "mail").glob("*.*"):
         source = path.read_text(encoding="utf-8")
         found.update(m.group(2) for m in _CALL.finditer(source))
         found.update(m.group(3) for m in _PLURAL.finditer(source))

@@ -4,7 +4,6 @@ cannot break out, a bad row that fails alone, LMTP that answers once per recipie
 from __future__ import annotations
 
 import re
-import socket
 from datetime import UTC, datetime
 from email import policy
 from email.parser import BytesParser
@@ -25,6 +24,7 @@ from pbem.services.log import Client
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails
 from tests.mail.conftest import free_port
+from tests.mail.lmtp import lmtp_exchange
 from tests.mail.play import new_game
 
 #: Names an attacker (or a careless opponent) types, each refused where it enters.
@@ -294,34 +294,6 @@ def test_every_mail_of_a_game_is_addressed_with_an_address_object(smtp_env):
 # ------------------------------------------------------------------ LMTP
 
 
-def _lmtp_exchange(port: int, recipients: list[str], raw: bytes) -> list[str]:
-    """Talk LMTP by hand: smtplib reads one answer after DATA, LMTP gives one per recipient."""
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        reader = sock.makefile("rb")
-
-        def answer() -> str:
-            lines = []
-            while True:
-                line = reader.readline().decode()
-                lines.append(line.rstrip())
-                if line[3:4] != "-":
-                    return "\n".join(lines)
-
-        def say(command: str) -> str:
-            sock.sendall(command.encode() + b"\r\n")
-            return answer()
-
-        answer()  # greeting
-        assert say("LHLO client.test").startswith("250")
-        assert say("MAIL FROM:<ada@example.test>").startswith("250")
-        rcpt = [say(f"RCPT TO:<{r}>") for r in recipients]
-        assert say("DATA").startswith("354")
-        body = raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-        sock.sendall(body + b"\r\n.\r\n")
-        accepted = sum(1 for r in rcpt if r.startswith("250"))
-        return rcpt + [answer() for _ in range(accepted)]
-
-
 def test_lmtp_answers_each_recipient_after_data(smtp_env):
     from tests.mail.test_replies import reply, reply_to_of
 
@@ -338,7 +310,7 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
         msg = reply(a, str(legal))
         del msg["To"]
         msg["To"] = f"{a}, {b}"
-        answers = _lmtp_exchange(port, [a, forged, b], msg.as_bytes())
+        answers = lmtp_exchange(port, [a, forged, b], msg.as_bytes())
     finally:
         controller.stop()
     rcpt, data = answers[:3], answers[3:]
