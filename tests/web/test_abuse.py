@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.config import Limits
-from pbem.services import games, records
-from pbem.store.models import OutboxMessage
+from pbem.services import challenges, games, records
+from pbem.store.models import OutboxMessage, Player
 from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -164,6 +164,12 @@ def test_challenges_are_limited(env):
         for _ in range(3)
     ]
     assert statuses == [303, 303, 429]
+    with env.db.read() as session:  # the shared listing is for the other tests again
+        me = session.scalars(select(Player.id).where(Player.email == "challenger@example.test"))
+        player_id = me.one()
+    for challenge in challenges.open_list(env, player_id):
+        if challenge.mine:
+            challenges.withdraw(env, challenge.public_id, player_id)
 
 
 def test_record_uploads_are_limited_per_client(env):
