@@ -61,7 +61,9 @@ def _split(to_addr: str) -> tuple[str | None, str]:
 
 def downgrade() -> None:
     bind = op.get_bind()
-    rows = bind.execute(sa.text("SELECT id, to_addr, to_name FROM outbox WHERE to_name IS NOT NULL"))
+    rows = bind.execute(
+        sa.text("SELECT id, to_addr, to_name FROM outbox WHERE to_name IS NOT NULL")
+    )
     for row_id, to_addr, to_name in rows.fetchall():
         bind.execute(
             sa.text("UPDATE outbox SET to_addr = :a WHERE id = :id"),

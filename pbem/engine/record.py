@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import rng
+from . import names, rng
 from .errors import MoveError
 from .match import Match
 from .moves import Move
@@ -204,6 +204,10 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
     players = data.get("players") or []
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         raise RecordError("'players' must be a list of objects")
+    for i, player in enumerate(players):
+        problem = names.name_problem(player.get("name"))
+        if problem is not None:  # a page shows it: the same rule as a name typed on the web
+            raise RecordError(f"player {i}: the name is not usable ({problem.replace('_', ' ')})")
     result = data.get("result")
     if result is not None and not isinstance(result, dict):
         raise RecordError("'result' must be an object")
