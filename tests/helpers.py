@@ -58,3 +58,12 @@ def next_n_of(html: str) -> int:
     found = NEXT_N.search(html)
     assert found, "no move form on the page"
     return int(found.group(1))
+
+
+def choose_reader(client, link: str, language: str, zone: str):
+    """Set the seat page's language and time zone as its form does; the response."""
+    page = client.get(link)
+    return client.post(
+        f"{link}/reader",
+        data={"csrf_token": csrf_of(page.text), "language": language, "timezone": zone},
+    )

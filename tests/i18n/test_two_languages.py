@@ -10,7 +10,7 @@ import secrets
 from pbem.engine import Match, load_record, replay
 from pbem.i18n.notation import written
 from pbem.services import records
-from tests.helpers import csrf_of, link_in, mails, next_n_of
+from tests.helpers import choose_reader, csrf_of, link_in, mails, next_n_of
 
 SEATS = (
     {"name": "Dariush", "email": "dariush@example.test", "lang": "fa", "tz": "Asia/Tehran"},
@@ -144,12 +144,7 @@ def test_refusals_and_errors_speak_the_seat_language(client, env):
 def test_a_seat_changes_its_language_and_time_zone(client, env):
     public_id = start(client, env)
     link = link_in(mails(env, public_id, seat=1)[-1])
-    page = client.get(link)
-    changed = client.post(
-        f"{link}/reader",
-        data={"csrf_token": csrf_of(page.text), "language": "uk", "timezone": "Europe/Kyiv"},
-    )
-    assert changed.status_code == 303
+    assert choose_reader(client, link, "uk", "Europe/Kyiv").status_code == 303
     page = client.get(link)
     assert 'lang="uk"' in page.text and "Ряд" in page.text
     refused = client.post(

@@ -303,6 +303,8 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
     local, _, domain = a.partition("@")
     forged = f"{local[:-1]}{'a' if local[-1] != 'a' else 'b'}@{domain}"
     legal = games.legal_moves(env, games.seat_tokens(env, first)[0])[0]
+    with env.db.read() as session:  # the test database is shared: only rows queued here count
+        last_before = session.scalar(select(func.max(OutboxMessage.id))) or 0
     port = free_port()
     controller = ReceiverController(env, "127.0.0.1", port, lmtp=True)
     controller.start()
@@ -319,6 +321,10 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
     assert len(data) == 2 and all(d.startswith("250") for d in data)
     with env.db.read() as session:
         refusals = list(
-            session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "refusal"))
+            session.scalars(
+                select(OutboxMessage).where(
+                    OutboxMessage.kind == "refusal", OutboxMessage.id > last_before
+                )
+            )
         )
     assert all(r.to_addr == "ada@example.test" for r in refusals)

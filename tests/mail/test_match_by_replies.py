@@ -230,16 +230,19 @@ def test_a_whole_match_by_replies_in_mixed_clients(
             pytest.fail("the match did not end in 400 moves")
     finally:
         receiver.stop()
-    assert _refusals(env) == 0  # no clear move was refused
+    assert _refusals(env, public_id) == 0  # no clear move was refused
     assert games.public_page(env, public_id).view.table.to_move is None
     over = [m for m in smtp_server.received if public_id in str(m["References"] or "")]
     assert {m["To"].addresses[0].addr_spec for m in over} == set(emails)
 
 
-def _refusals(env) -> int:
+def _refusals(env, public_id: str) -> int:
+    """Refusals mailed about this game (the test database is shared by all tests)."""
     with env.db.read() as session:
         return session.scalar(
-            select(func.count(OutboxMessage.id)).where(OutboxMessage.kind == "refusal")
+            select(func.count(OutboxMessage.id))
+            .join(Game, Game.id == OutboxMessage.game_id)
+            .where(OutboxMessage.kind == "refusal", Game.public_id == public_id)
         )
 
 

@@ -8,7 +8,7 @@ import random
 
 from pbem.engine import GOODS, Card, Match, TakeGood
 from pbem.i18n.notation import card_name
-from tests.helpers import csrf_of, link_in, mails, next_n_of
+from tests.helpers import choose_reader, csrf_of, link_in, mails, next_n_of
 from tests.web.test_play import omniscient, start_game
 
 
@@ -72,12 +72,7 @@ def test_sell_all_typed_in_chinese_on_the_seat_page(client, env):
     state, seat, good = _to_a_sale(client, env, public_id)
     have = state.round.hands[seat][good]
     link = link_in(mails(env, public_id, seat=seat)[-1])
-    page = client.get(link)
-    changed = client.post(
-        f"{link}/reader",
-        data={"csrf_token": csrf_of(page.text), "language": "zh", "timezone": "Asia/Shanghai"},
-    )
-    assert changed.status_code == 303
+    assert choose_reader(client, link, "zh", "Asia/Shanghai").status_code == 303
     page = client.get(link)
     n = next_n_of(page.text)
     typed = f"\u202b卖出全部{card_name(good, 'zh')}。\u202c"
