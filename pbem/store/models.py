@@ -38,6 +38,10 @@ class Game(Base):
     created_at: Mapped[datetime]
     rules: Mapped[str] = mapped_column(String(32))
     engine: Mapped[str] = mapped_column(String(32))
+    #: The record format the log is hashed in (a game keeps the one it started with).
+    record_format: Mapped[str] = mapped_column(
+        String(32), default="jaipur-record/2", server_default="jaipur-record/1"
+    )
     commitment: Mapped[str] = mapped_column(String(64))
     #: Secret until the game ends: never shown, exported or mailed while it runs.
     #: '' until both players have accepted and the game is dealt (see ``dealt``).
