@@ -2,8 +2,10 @@
 
 A view is its own value, built field by field from the state: it has no slot
 for what its reader may not see, so no template or API answer can leak the
-opponent's hand, a herd size, bonus values or the deck order by forgetting to
-blank a field.
+opponent's hand, bonus values or the deck order by forgetting to blank a field.
+
+Herd sizes are open to everyone: every camel taken and given back is a public move,
+so anyone who counts knows both herds; hiding them helped only those who count.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from .round import RoundResult
 
 @dataclass(frozen=True, slots=True)
 class OpenPlayer:
-    """What everybody may know of a player: card count, goods tokens, how many bonus tokens."""
+    """What everybody may know of a player: card count, herd size, goods tokens, how many
+    bonus tokens (the herd follows from the public moves, so it is shown, not left to counting)."""
 
     seat: int
     hand_size: int
+    herd: int
     goods_tokens: tuple[int, ...]
     bonus_count: int
 
@@ -65,7 +69,7 @@ class Table:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """Seat ``me.seat``'s view: its own hand, herd and bonus values; of the opponent, counts."""
+    """Seat ``me.seat``'s view: its own hand and bonus values; of the opponent, counts and herd."""
 
     table: Table
     me: OwnPlayer
@@ -82,7 +86,7 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class PublicView:
-    """A spectator's view: no hand contents, no herds, no bonus values."""
+    """A spectator's view: no hand contents, no bonus values; counts and herd sizes."""
 
     table: Table
     players: tuple[OpenPlayer, OpenPlayer]
@@ -111,6 +115,7 @@ def _open_player(match: Match, seat: int) -> OpenPlayer:
     return OpenPlayer(
         seat=seat,
         hand_size=r.hand_size(seat),
+        herd=r.herds[seat],
         goods_tokens=r.goods_won[seat],
         bonus_count=len(r.bonus_won[seat]),
     )

@@ -14,8 +14,8 @@ def _fields(cls) -> set[str]:
     return {f.name for f in dataclasses.fields(cls)}
 
 
-def test_a_seat_sees_its_own_hand_herd_and_bonus_values_only():
-    m = make_match(
+def _herds_match():
+    return make_match(
         make_round(
             hands=("diamond gold", "cloth cloth spice"),
             herds=(2, 5),
@@ -23,13 +23,36 @@ def test_a_seat_sees_its_own_hand_herd_and_bonus_values_only():
             goods_won=((5,), (7, 7)),
         )
     )
-    v = seat_view(m, 0)
+
+
+def test_a_seat_sees_its_own_hand_and_bonus_values_only():
+    v = seat_view(_herds_match(), 0)
     assert [c.word for c in v.me.hand] == ["diamond", "gold"]
     assert v.me.herd == 2 and v.me.bonus_tokens == (3,)
-    assert v.opponent == OpenPlayer(seat=1, hand_size=3, goods_tokens=(7, 7), bonus_count=2)
-    assert _fields(type(v.opponent)) == {"seat", "hand_size", "goods_tokens", "bonus_count"}
-    blob = str(view_to_json(v))
-    assert "'herd': 5" not in blob and "10" not in blob  # the opponent's herd and bonus values
+    assert v.opponent == OpenPlayer(seat=1, hand_size=3, herd=5, goods_tokens=(7, 7), bonus_count=2)
+    assert _fields(type(v.opponent)) == {"seat", "hand_size", "herd", "goods_tokens", "bonus_count"}
+    opponent = view_to_json(v)["opponent"]
+    assert opponent == {
+        "seat": 1,
+        "hand_size": 3,
+        "herd": 5,
+        "goods_tokens": [7, 7],
+        "bonus_count": 2,
+    }
+
+
+def test_both_herd_sizes_are_in_every_view():
+    """Every camel taken and given back is a public move, so each herd's size is public:
+    the engine puts both in each seat's view and in the spectator's, and so in the JSON."""
+    m = _herds_match()
+    for seat in (0, 1):
+        v = seat_view(m, seat)
+        assert (v.me.herd, v.opponent.herd) == ((2, 5) if seat == 0 else (5, 2))
+        data = view_to_json(v)
+        assert {data["me"]["herd"], data["opponent"]["herd"]} == {2, 5}
+    public = public_view(m)
+    assert [p.herd for p in public.players] == [2, 5]
+    assert [p["herd"] for p in view_to_json(public)["players"]] == [2, 5]
 
 
 def test_no_view_carries_the_deck_order_or_bonus_piles():
@@ -41,7 +64,7 @@ def test_no_view_carries_the_deck_order_or_bonus_piles():
         assert set(table["bonus_left"].values()) == {7, 6, 5}
 
 
-def test_the_public_view_has_no_hands_and_no_herds():
+def test_the_public_view_has_no_hands():
     m = Match.new(bytes(32))
     v = public_view(m)
     assert _fields(type(v)) == {"table", "players"}
