@@ -5,7 +5,7 @@ Revises: 0002
 Create Date: 2026-12-02
 
 A game created on the web waits until both players accept; each acceptance adds
-the player's own random bytes, and only then is the seed derived (FORMAT.md §1)
+the player's own random bytes, and only then is the seed derived (docs/record-format.md §1.3)
 and the game dealt. ``games.seed`` stays NOT NULL and holds '' until the deal:
 making it nullable would rebuild the table on SQLite under enforced foreign keys.
 """

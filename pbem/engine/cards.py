@@ -1,9 +1,9 @@
-"""The components of Jaipur (RULES.md, "Components").
+"""The components of Jaipur (docs/rules.md §1).
 
 Cards are an ``IntEnum`` so that a card is also the index of its count in the
 7-tuples the engine keeps for hands, market and discard pile: that keeps
 replay cheap without a second numbering scheme. The integer order is the
-canonical card order of FORMAT.md §3.
+canonical card order of docs/record-format.md §3.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ MARKET_SIZE = 5
 HAND_SIZE = 5
 HAND_LIMIT = 7
 
-#: The 52 cards that are shuffled, in the order FORMAT.md §2 lists them.
+#: The 52 cards that are shuffled, in the order docs/record-format.md §2.4 lists them.
 SHUFFLED_CARDS: tuple[Card, ...] = tuple(
     card
     for card in CARDS
@@ -76,7 +76,7 @@ GOODS_TOKENS: dict[Card, tuple[int, ...]] = {
     Card.LEATHER: (4, 3, 2, 1, 1, 1, 1, 1, 1),
 }
 
-#: Bonus piles by the sale size they reward, in the order FORMAT.md §2 shuffles them.
+#: Bonus piles by the sale size they reward, in the order docs/record-format.md §2.4 shuffles them.
 BONUS_TOKENS: dict[int, tuple[int, ...]] = {
     3: (1, 1, 2, 2, 2, 3, 3),
     4: (4, 4, 5, 5, 6, 6),

@@ -1,4 +1,5 @@
-"""Moves as small immutable values whose ``str`` is the canonical notation (FORMAT.md §3).
+"""Moves as small immutable values whose ``str`` is the canonical notation
+(docs/record-format.md §3).
 
 A move says only what the player chose; whether the position allows it is the
 state's business (``RoundState.check``), as a ``chess.Move`` knows nothing of

@@ -1,4 +1,5 @@
-"""Reading moves as players type them (FORMAT.md §3), in any language a ``Vocabulary`` gives.
+"""Reading moves as players type them (docs/record-format.md §3), in any language a
+``Vocabulary`` gives.
 
 The server always stores the canonical English form (``str(move)``); this module
 reads text liberally: any case, accents or none, commas or ``+`` between cards,

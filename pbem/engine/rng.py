@@ -1,4 +1,4 @@
-"""Randomness derived from a game's seed, exactly as FORMAT.md §2 specifies.
+"""Randomness derived from a game's seed, exactly as docs/record-format.md §2 specifies.
 
 Every draw is an HMAC-SHA256 stream keyed by the seed and named by a label, so
 an auditor can re-deal any round in any language from the published seed, and
@@ -82,7 +82,8 @@ def commitment(seed: bytes) -> str:
 
 
 def mix_seed(server_seed: bytes, contribution0: bytes, contribution1: bytes) -> bytes:
-    """The game seed from the server's seed and each seat's own random bytes (FORMAT.md §1)."""
+    """The game seed from the server's seed and each seat's own random bytes
+    (docs/record-format.md §1.3)."""
     for contribution in (contribution0, contribution1):
         if len(contribution) < MIN_CONTRIBUTION_BYTES:
             raise ValueError(f"a seat's contribution needs {MIN_CONTRIBUTION_BYTES} bytes or more")

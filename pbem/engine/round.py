@@ -39,7 +39,7 @@ _ZERO7 = (0, 0, 0, 0, 0, 0, 0)
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
-    """How a round was scored (FORMAT.md §4 ``result.rounds``)."""
+    """How a round was scored (docs/record-format.md §4.6 ``result.rounds``)."""
 
     number: int
     starter: int
@@ -102,7 +102,7 @@ class Round:
 
     @classmethod
     def deal(cls, seed: bytes, number: int, starter: int) -> Round:
-        """Set up round ``number`` from the seed (FORMAT.md §2, "The deal of round r")."""
+        """Set up round ``number`` from the seed (docs/record-format.md §2.5)."""
         deck = tuple(
             int(c) for c in rng.shuffled(seed, SHUFFLED_CARDS, rng.round_label(number, "deck"))
         )

@@ -132,7 +132,7 @@ class MoveRow(Base):
     seat: Mapped[int]
     move: Mapped[str] = mapped_column(String(120))
     at: Mapped[datetime]
-    #: FORMAT.md §4 chain hash and position hash.
+    #: The chain hash and position digest of docs/record-format.md §4.4, §4.5 and §6.
     hash: Mapped[str] = mapped_column(String(64))
     position: Mapped[str] = mapped_column(String(64))
     #: How it came in: web, email, api, timeout, cli.

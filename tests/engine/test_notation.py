@@ -1,4 +1,4 @@
-"""FORMAT.md §3: canonical notation and the liberal parser."""
+"""docs/record-format.md §3: canonical notation and the liberal parser."""
 
 from __future__ import annotations
 
@@ -158,7 +158,8 @@ def test_parser_on_move_like_word_salad(words):
 
 # "All", invisible characters and punctuation: a move is read as what it looks like.
 
-#: Every invisible formatting character the parser drops (FORMAT.md §3 reads what shows).
+#: Every invisible formatting character the parser drops (docs/record-format.md §3.4:
+#: what shows is read).
 INVISIBLE = (
     "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
     "\ufeff\u200b\u200c\u200d\u00ad\u2060\u061c"

@@ -1,4 +1,5 @@
-"""FORMAT.md §2: the seeded randomness, checked against shared/shuffle-vectors.json."""
+"""docs/record-format.md §2: the seeded randomness, checked against
+tests/data/shuffle-vectors.json."""
 
 from __future__ import annotations
 

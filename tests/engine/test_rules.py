@@ -1,4 +1,4 @@
-"""One test per rule of RULES.md; each fails if its rule is broken."""
+"""One test per rule of docs/rules.md; each fails if its rule is broken."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""RULES.md's hidden-information table: each view holds only what its reader may know."""
+"""The hidden-information table of docs/rules.md §9: each view holds only what its
+reader may know."""
 
 from __future__ import annotations
 

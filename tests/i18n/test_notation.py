@@ -89,7 +89,7 @@ def test_every_legal_move_written_in_each_language_reads_back(state, digits):
         for language in ALL:
             text = in_digits(written(canonical, language), digits)
             assert parse(text, language) == move, (language, text)
-            # The canonical notation of FORMAT.md §3 is understood in every language.
+            # The canonical notation of docs/record-format.md §3 is understood in every language.
             assert parse(canonical, language) == move, (language, canonical)
 
 

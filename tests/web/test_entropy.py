@@ -1,5 +1,5 @@
-"""FORMAT.md §1 player entropy: a web game waits for both players, then deals from the
-server's committed seed mixed with both contributions."""
+"""docs/record-format.md §1.3, player entropy: a web game waits for both players, then
+deals from the server's committed seed mixed with both contributions."""
 
 from __future__ import annotations
 
