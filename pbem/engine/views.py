@@ -1,4 +1,4 @@
-"""What one seat, or a spectator, may know (RULES.md, "What each player may see").
+"""What one seat, or a spectator, may know (docs/rules.md §9, "What each player may see").
 
 A view is its own value, built field by field from the state: it has no slot
 for what its reader may not see, so no template or API answer can leak the
