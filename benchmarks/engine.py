@@ -57,9 +57,9 @@ def main() -> None:
     bare = [(seed, [LoggedMove(m.n, m.move) for m in log]) for seed, log in seeds]
 
     def replay_cold() -> None:
-        from pbem.engine.record import _parse_logged
+        from pbem.engine.record import parse_logged
 
-        _parse_logged.cache_clear()
+        parse_logged.cache_clear()
         for seed, log in bare:
             replay_moves(seed, log)
 
@@ -110,9 +110,9 @@ def main() -> None:
 
 
 def _parse(text: str):
-    from pbem.engine.record import _parse_logged
+    from pbem.engine.record import parse_logged
 
-    return _parse_logged(text)
+    return parse_logged(text)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The offline audit tools of FORMAT.md §5: ``pbem replay|moves|verify``.
+"""The offline audit tools of docs/record-format.md §5: ``pbem replay|moves|verify``.
 
 They read record files and need no server, no database and no configuration:
 an auditor with only the package can check any published game. Exit codes are
@@ -125,31 +125,36 @@ def moves_command(file: str) -> None:
     help="Verify a game stored in the server's database instead of a file.",
 )
 def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
-    """Check records: format, seed against commitment, hash chain, replay, stored result."""
+    """Check records: format, seed against commitment, hash chain, times, replay, position
+    digests, result and dispute evidence. Exit 0 when every file holds, 1 when a check
+    fails, 2 when a file is not a record."""
     if not files and not game_ids:
         raise click.UsageError("name record files, or --game GAME_ID")
-    all_ok = True
+    worst = 0  # 0 every file holds, 1 a check failed, 2 a file is not a record
     if game_ids:
         from .server_cli import verify_stored  # the database is needed only here
 
-        all_ok = all([verify_stored(game_id) for game_id in game_ids])
+        if not all([verify_stored(game_id) for game_id in game_ids]):
+            worst = 1
     for path in files:
         try:
             record = read_record(path)
         except RecordError as exc:
-            click.echo(f"FAIL {path}: format: {exc}")
-            all_ok = False
+            click.echo(f"FAIL {path}: not a record: {exc}")
+            worst = 2
             continue
         report = verify(record)
         if report.ok:
             names = ", ".join(c.name for c in report.checks)
-            click.echo(f"ok   {path}: {len(record.moves)} moves; {names} hold")
+            click.echo(f"ok   {path}: {record.format}, {len(record.moves)} moves; {names} hold")
+            for what in report.unchecked:
+                click.echo(f"     not checked: {what}")
         else:
             failed = report.first_failure
             assert failed is not None
             click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
-            all_ok = False
-    sys.exit(0 if all_ok else 1)
+            worst = max(worst, 1)
+    sys.exit(worst)
 
 
 OFFLINE_COMMANDS = (replay_command, moves_command, verify_command)

@@ -8,27 +8,31 @@ from .errors import IllegalMoveError, InvalidMoveError, MoveError
 from .match import Match, Outcome, Status
 from .moves import MATCH_ACTIONS, Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 from .notation import format_move, move_line, parse_move
-from .position import position_hash, position_json
+from .position import position_digest, position_hash, position_json
 from .record import (
     ENGINE,
     RECORD_FORMAT,
+    RECORD_V1,
+    RECORD_V2,
     LoggedMove,
     Record,
     RecordError,
     ReplayError,
-    Verification,
     build_record,
     chain_hash,
+    chain_start,
     load_record,
     log_move,
+    position_digester,
     read_record,
     replay,
     replay_moves,
     replay_states,
     result_json,
-    verify,
+    strict_json,
 )
 from .round import Round, RoundResult
+from .verify import Check, Verification, verify, verify_chain
 from .views import OpenPlayer, OwnPlayer, PublicView, SeatView, public_view, seat_view
 
 __all__ = [
@@ -37,7 +41,10 @@ __all__ = [
     "GOODS",
     "MATCH_ACTIONS",
     "RECORD_FORMAT",
+    "RECORD_V1",
+    "RECORD_V2",
     "Card",
+    "Check",
     "Claim",
     "Exchange",
     "IllegalMoveError",
@@ -65,11 +72,14 @@ __all__ = [
     "Verification",
     "build_record",
     "chain_hash",
+    "chain_start",
     "format_move",
     "load_record",
     "log_move",
     "move_line",
     "parse_move",
+    "position_digest",
+    "position_digester",
     "position_hash",
     "position_json",
     "public_view",
@@ -79,5 +89,7 @@ __all__ = [
     "replay_states",
     "result_json",
     "seat_view",
+    "strict_json",
     "verify",
+    "verify_chain",
 ]

@@ -1,4 +1,4 @@
-"""The game record ``jaipur-record/1`` (FORMAT.md §4): build, load, replay, chain, verify.
+"""The game record (docs/record-format.md §4, §6): build, load, replay, chain, verify.
 
 As ``chess.pgn`` sits beside ``chess.Board``, this module knows files and the
 log, and trusts ``Match`` for every rule. The seed and the move texts alone fix
@@ -9,9 +9,12 @@ evidence that ``verify`` checks against a fresh replay.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -20,16 +23,30 @@ from .errors import MoveError
 from .match import Match
 from .moves import Move
 from .notation import parse_move
-from .position import position_hash
+from .position import canonical_json, canonical_position
 
-RECORD_FORMAT = "jaipur-record/1"
+RECORD_V1 = "jaipur-record/1"
+RECORD_V2 = "jaipur-record/2"
+#: What new games write; both are read and verified forever.
+RECORD_FORMAT = RECORD_V2
+RECORD_FORMATS = (RECORD_V1, RECORD_V2)
+EVIDENCE_FORMAT = "pbem-evidence/1"
 RULES = rng.RULES
 TIE_POLICY = "no-seal"
 ENGINE = "pbem-engine/1"
+#: The header fields version 2 binds into the start of the chain (names stay outside:
+#: an erased player's name changes, and the record must still verify).
+HEADER_FIELDS = ("format", "rules", "tie_policy", "game_id", "created_at", "first_player")
+#: Bounds on what a file may hold before it is read as a record at all.
+MAX_DEPTH = 64
+MAX_NUMBER_DIGITS = 20
+#: ``at`` and ``created_at``: UTC to the second.
+TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class RecordError(ValueError):
-    """The data is not a readable ``jaipur-record/1`` (``pbem`` exits 2)."""
+    """The data is not a readable game record (``pbem`` exits 2)."""
 
 
 class ReplayError(Exception):
@@ -43,7 +60,7 @@ class ReplayError(Exception):
 
 
 @lru_cache(maxsize=8192)
-def _parse_logged(text: str) -> Move:
+def parse_logged(text: str) -> Move:
     """Logged moves repeat (there are only a few thousand distinct ones): parse each once."""
     return parse_move(text)
 
@@ -54,6 +71,49 @@ def chain_hash(previous: str, n: int, seat: int, move: str, at: str) -> str:
     ``hash_0`` is the commitment, so the chain also binds the log to the deal.
     """
     return hashlib.sha256(f"{previous}\n{n}|{seat}|{move}|{at}".encode()).hexdigest()
+
+
+def chain_start(
+    record_format: str,
+    commitment: str,
+    *,
+    game_id: str | None,
+    created_at: str | None,
+    first_player: int | None,
+    rules: str = RULES,
+    tie_policy: str = TIE_POLICY,
+) -> str:
+    """``hash_0``: the commitment (version 1), or the commitment bound to the header
+    (version 2), so a log cannot be passed off as another game's."""
+    if record_format == RECORD_V1:
+        return commitment
+    header = {
+        "format": record_format,
+        "rules": rules,
+        "tie_policy": tie_policy,
+        "game_id": game_id,
+        "created_at": created_at,
+        "first_player": first_player,
+    }
+    return hashlib.sha256(f"{commitment}\n{canonical_json(header)}".encode()).hexdigest()
+
+
+Digest = Callable[[Match], str]
+
+
+def position_digester(record_format: str, seed: bytes) -> Digest:
+    """How a format digests a position: bare SHA-256 (version 1) or HMAC keyed with the
+    seed (version 2: reveals nothing while the seed is secret). The key is set up once."""
+    if record_format == RECORD_V1:
+        return lambda match: hashlib.sha256(canonical_position(match).encode()).hexdigest()
+    keyed = hmac.new(seed, digestmod=hashlib.sha256)
+
+    def digest(match: Match) -> str:
+        h = keyed.copy()
+        h.update(canonical_position(match).encode())
+        return h.hexdigest()
+
+    return digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +135,9 @@ class LoggedMove:
 
 
 def log_move(
-    previous_hash: str, n: int, seat: int, move: Move, at: str, after: Match
+    previous_hash: str, n: int, seat: int, move: Move, at: str, after: Match, digest: Digest
 ) -> LoggedMove:
-    """The log entry for a move just played: canonical text, chain hash, position hash."""
+    """The log entry for a move just played: canonical text, chain hash, position digest."""
     text = str(move)
     return LoggedMove(
         n=n,
@@ -85,7 +145,7 @@ def log_move(
         seat=seat,
         at=at,
         hash=chain_hash(previous_hash, n, seat, text, at),
-        position=position_hash(after),
+        position=digest(after),
     )
 
 
@@ -105,14 +165,27 @@ class Record:
     rules: str = RULES
     tie_policy: str = TIE_POLICY
     extra: dict[str, Any] = field(default_factory=dict)
+    format: str = RECORD_FORMAT
 
     @property
     def seed_bytes(self) -> bytes | None:
         return None if self.seed is None else bytes.fromhex(self.seed)
 
+    def chain_start(self, commitment: str) -> str:
+        """``hash_0`` of this record's chain, from ``commitment``."""
+        return chain_start(
+            self.format,
+            commitment,
+            game_id=self.game_id,
+            created_at=self.created_at,
+            first_player=self.first_player,
+            rules=self.rules,
+            tie_policy=self.tie_policy,
+        )
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "format": RECORD_FORMAT,
+            "format": self.format,
             "rules": self.rules,
             "tie_policy": self.tie_policy,
             "engine": self.engine,
@@ -140,16 +213,82 @@ class Record:
 # ---------------------------------------------------------------- loading
 
 
-def _hex(value: Any, what: str, nbytes: int | None = None) -> str | None:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: a reader that kept the first of two
+    ``"result"`` keys would see another record than one that kept the last."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise RecordError(f"a number longer than {MAX_NUMBER_DIGITS} digits")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > 2 * MAX_NUMBER_DIGITS:
+        raise RecordError(f"a number longer than {2 * MAX_NUMBER_DIGITS} characters")
+    return float(text)
+
+
+def _no_constant(text: str) -> Any:
+    raise RecordError(f"{text} is not JSON")
+
+
+def _check_depth(value: Any) -> None:
+    """Refuse data nested deeper than ``MAX_DEPTH`` (no record is deeper than 4)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise RecordError(f"nested deeper than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def strict_json(data: str | bytes) -> Any:
+    """Parse JSON as a record file must be: no duplicate keys, no NaN, bounded numbers and
+    nesting; ``RecordError`` otherwise, never another exception."""
+    try:
+        parsed = json.loads(
+            data,
+            object_pairs_hook=_no_duplicates,
+            parse_int=_bounded_int,
+            parse_float=_bounded_float,
+            parse_constant=_no_constant,
+        )
+    except RecursionError:
+        raise RecordError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, RecordError):
+            raise
+        raise RecordError(f"not JSON: {exc}") from None
+    _check_depth(parsed)
+    return parsed
+
+
+_ANY_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def _hex(value: Any, what: str, nbytes: int | None, lower_only: bool) -> str | None:
+    """Hex as records write it: lower-case (version 1 files may also be upper-case)."""
     if value is None:
         return None
-    if not isinstance(value, str):
-        raise RecordError(f"{what} must be a hex string")
-    try:
-        raw = bytes.fromhex(value)
-    except ValueError:
-        raise RecordError(f"{what} is not hex") from None
-    if nbytes is not None and len(raw) != nbytes:
+    if not isinstance(value, str) or not _ANY_HEX.fullmatch(value) or len(value) % 2:
+        raise RecordError(f"{what} must be a string of hex digits")
+    if lower_only and value != value.lower():
+        raise RecordError(f"{what} must be lower-case hex")
+    if nbytes is not None and len(value) != 2 * nbytes:
         raise RecordError(f"{what} must be {2 * nbytes} hex digits")
     return value.lower()
 
@@ -162,56 +301,26 @@ def _seat(value: Any, what: str) -> int | None:
     return int(value)
 
 
-def load_record(data: str | bytes | dict[str, Any]) -> Record:
-    """A ``Record`` from JSON text or data; ``RecordError`` if it is not one."""
-    if isinstance(data, str | bytes):
-        try:
-            data = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RecordError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise RecordError("a record is a JSON object")
-    if data.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a {RECORD_FORMAT} record (format is {data.get('format')!r})")
-    raw_moves = data.get("moves", [])
-    if not isinstance(raw_moves, list):
-        raise RecordError("'moves' must be a list")
-    moves = []
-    for i, raw in enumerate(raw_moves, start=1):
-        if not isinstance(raw, dict) or not isinstance(raw.get("move"), str):
-            raise RecordError(f"move {i} has no 'move' text")
-        n = raw.get("n", i)
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise RecordError(f"move {i}: 'n' must be a number")
-        at = raw.get("at")
-        if at is not None and not isinstance(at, str):
-            raise RecordError(f"move {i}: 'at' must be a string")
-        moves.append(
-            LoggedMove(
-                n=n,
-                move=raw["move"],
-                seat=_seat(raw.get("seat"), f"move {i}: 'seat'"),
-                at=at,
-                hash=_hex(raw.get("hash"), f"move {i}: 'hash'", 32),
-                position=_hex(raw.get("position"), f"move {i}: 'position'", 32),
-            )
-        )
-    contributions = data.get("contributions")
-    if contributions is not None:
-        if not isinstance(contributions, list) or len(contributions) != 2:
-            raise RecordError("'contributions' must be a list of two hex strings")
-        contributions = tuple(_hex(c, "a contribution") for c in contributions)
-    players = data.get("players") or []
-    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
-        raise RecordError("'players' must be a list of objects")
-    for i, player in enumerate(players):
-        problem = names.name_problem(player.get("name"))
-        if problem is not None:  # a page shows it: the same rule as a name typed on the web
-            raise RecordError(f"player {i}: the name is not usable ({problem.replace('_', ' ')})")
-    result = data.get("result")
-    if result is not None and not isinstance(result, dict):
-        raise RecordError("'result' must be an object")
-    known = {
+def _time(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not TIME.fullmatch(value):
+        raise RecordError(f"{what} must be a UTC time like 2026-12-02T09:05:11Z")
+    try:
+        datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        raise RecordError(f"{what} is not a real time: {value}") from None
+    return value
+
+
+def _text(value: Any, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise RecordError(f"{what} must be a string")
+    return value
+
+
+_KNOWN = frozenset(
+    {
         "format",
         "rules",
         "tie_policy",
@@ -227,21 +336,88 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         "moves",
         "result",
     }
+)
+
+
+def load_record(data: str | bytes | dict[str, Any]) -> Record:
+    """A ``Record`` from JSON text or data; ``RecordError`` if it is not one.
+
+    Unknown top-level fields are kept (``extra``) and not interpreted, except the
+    dispute ``evidence`` block, which ``verify`` checks against the moves it carries.
+    """
+    if isinstance(data, str | bytes):
+        data = strict_json(data)
+    else:
+        _check_depth(data)
+    if not isinstance(data, dict):
+        raise RecordError("a record is a JSON object")
+    fmt = data.get("format")
+    if fmt not in RECORD_FORMATS:
+        raise RecordError(f"not a jaipur-record/1 or /2 record (format is {fmt!r})")
+    strict = fmt != RECORD_V1  # version 1 files were read leniently; they still are
+    raw_moves = data.get("moves", [])
+    if not isinstance(raw_moves, list):
+        raise RecordError("'moves' must be a list")
+    moves = []
+    for i, raw in enumerate(raw_moves, start=1):
+        if not isinstance(raw, dict) or not isinstance(raw.get("move"), str):
+            raise RecordError(f"move {i} has no 'move' text")
+        n = raw.get("n", i)
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise RecordError(f"move {i}: 'n' must be a number")
+        moves.append(
+            LoggedMove(
+                n=n,
+                move=raw["move"],
+                seat=_seat(raw.get("seat"), f"move {i}: 'seat'"),
+                at=_time(raw.get("at"), f"move {i}: 'at'")
+                if strict
+                else _text(raw.get("at"), f"move {i}: 'at'"),
+                hash=_hex(raw.get("hash"), f"move {i}: 'hash'", 32, strict),
+                position=_hex(raw.get("position"), f"move {i}: 'position'", 32, strict),
+            )
+        )
+    contributions = data.get("contributions")
+    if contributions is not None:
+        if not isinstance(contributions, list) or len(contributions) != 2:
+            raise RecordError("'contributions' must be a list of two hex strings")
+        contributions = tuple(_hex(c, "a contribution", None, strict) for c in contributions)
+        if any(len(c) < 2 * rng.MIN_CONTRIBUTION_BYTES for c in contributions):  # type: ignore[arg-type]
+            raise RecordError(f"a contribution must be at least {rng.MIN_CONTRIBUTION_BYTES} bytes")
+    players = data.get("players") or []
+    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+        raise RecordError("'players' must be a list of objects")
+    for i, player in enumerate(players):
+        problem = names.name_problem(player.get("name"))
+        if problem is not None:  # a page shows it: the same rule as a name typed on the web
+            raise RecordError(f"player {i}: the name is not usable ({problem.replace('_', ' ')})")
+    result = data.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise RecordError("'result' must be an object")
+    evidence = data.get("evidence")
+    if evidence is not None and not isinstance(evidence, dict):
+        raise RecordError("'evidence' must be an object")
+    for key in ("rules", "tie_policy"):
+        if not isinstance(data.get(key, ""), str):
+            raise RecordError(f"'{key}' must be a string")
     return Record(
-        seed=_hex(data.get("seed"), "'seed'", rng.SEED_BYTES),
+        seed=_hex(data.get("seed"), "'seed'", rng.SEED_BYTES, strict),
         moves=tuple(moves),
-        commitment=_hex(data.get("commitment"), "'commitment'", 32),
-        game_id=data.get("game_id"),
+        commitment=_hex(data.get("commitment"), "'commitment'", 32, strict),
+        game_id=_text(data.get("game_id"), "'game_id'"),
         players=tuple(players),
-        created_at=data.get("created_at"),
+        created_at=_time(data.get("created_at"), "'created_at'")
+        if strict
+        else _text(data.get("created_at"), "'created_at'"),
         first_player=_seat(data.get("first_player"), "'first_player'"),
-        server_seed=_hex(data.get("server_seed"), "'server_seed'", rng.SEED_BYTES),
+        server_seed=_hex(data.get("server_seed"), "'server_seed'", rng.SEED_BYTES, strict),
         contributions=contributions,  # type: ignore[arg-type]
         result=result,
-        engine=data.get("engine"),
+        engine=_text(data.get("engine"), "'engine'"),
         rules=data.get("rules", RULES),
         tie_policy=data.get("tie_policy", TIE_POLICY),
-        extra={k: v for k, v in data.items() if k not in known},
+        extra={k: v for k, v in data.items() if k not in _KNOWN},
+        format=fmt,
     )
 
 
@@ -265,7 +441,7 @@ def replay_states(
     yield state
     for entry in moves:
         try:
-            move = _parse_logged(entry.move)
+            move = parse_logged(entry.move)
             state = state.apply(move, entry.seat)
         except MoveError as exc:
             raise ReplayError(entry.n, entry.move, exc) from None
@@ -279,7 +455,7 @@ def replay_moves(
     state = Match.new(seed, first_player)
     for entry in moves:
         try:
-            state = state.apply(_parse_logged(entry.move), entry.seat)
+            state = state.apply(parse_logged(entry.move), entry.seat)
         except MoveError as exc:
             raise ReplayError(entry.n, entry.move, exc) from None
     return state
@@ -326,9 +502,11 @@ def build_record(
     first_player: int | None = None,
     server_seed: bytes | None = None,
     contributions: tuple[bytes, bytes] | None = None,
+    record_format: str = RECORD_FORMAT,
 ) -> Record:
     """A record of a game; pass ``seed=None`` while it runs (the seed is still secret)."""
     return Record(
+        format=record_format,
         seed=None if seed is None else seed.hex(),
         moves=tuple(moves),
         commitment=commitment,
@@ -342,160 +520,3 @@ def build_record(
         else (contributions[0].hex(), contributions[1].hex()),
         result=None if final is None else result_json(final),
     )
-
-
-# ---------------------------------------------------------------- verifying
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Verification:
-    checks: tuple[Check, ...]
-    final: Match | None = None
-    #: The number of the first move whose evidence (hash, position, legality) fails.
-    first_bad_move: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
-
-    @property
-    def first_failure(self) -> Check | None:
-        return next((c for c in self.checks if not c.ok), None)
-
-
-def verify_chain(commitment: str, moves: Sequence[LoggedMove]) -> tuple[int | None, str]:
-    """The first move whose chain hash is wrong or missing, and why (``None`` if all hold)."""
-    previous = commitment
-    for i, entry in enumerate(moves, start=1):
-        if entry.n != i:
-            return entry.n, f"move {i} is numbered {entry.n}"
-        if entry.hash is None or entry.seat is None or entry.at is None:
-            return i, f"move {i} lacks its seat, time or hash"
-        expected = chain_hash(previous, i, entry.seat, entry.move, entry.at)
-        if expected != entry.hash:
-            return i, f"move {i}: the chain hash does not match (the log was altered)"
-        previous = entry.hash
-    return None, ""
-
-
-def _seed_checks(record: Record, seed: bytes) -> tuple[list[Check], str]:
-    """The commitment and, with player entropy, the seed mix; returns the chain's hash_0.
-
-    With contributions the server committed to its own ``server_seed`` before the
-    players added theirs, so the commitment is checked against that.
-    """
-    checks: list[Check] = []
-    committed = bytes.fromhex(record.server_seed) if record.server_seed else seed
-    commitment = rng.commitment(committed)
-    if record.commitment is not None:
-        ok = record.commitment == commitment
-        what = "sha256(server_seed)" if record.server_seed else "sha256(seed)"
-        checks.append(
-            Check(
-                "commitment",
-                ok,
-                f"{what} equals the commitment"
-                if ok
-                else f"{what} does not equal the commitment: the deal was changed",
-            )
-        )
-    if record.server_seed is not None:
-        if record.contributions is None:
-            ok = committed == seed
-            detail = "seed = server_seed" if ok else "no contributions, yet seed != server_seed"
-        else:
-            e0, e1 = (bytes.fromhex(c) for c in record.contributions)
-            try:
-                ok = rng.mix_seed(committed, e0, e1) == seed
-                detail = (
-                    "seed = HMAC(server_seed, contributions)"
-                    if ok
-                    else "the seed does not follow from the server seed and the contributions"
-                )
-            except ValueError as exc:
-                ok, detail = False, str(exc)
-        checks.append(Check("seed mix", ok, detail))
-    return checks, record.commitment or commitment
-
-
-def verify(record: Record) -> Verification:
-    """Every check of FORMAT.md §5, in order; the replay stops at the first illegal move."""
-    checks: list[Check] = []
-    bad: list[int] = []
-
-    def done(final: Match | None = None) -> Verification:
-        return Verification(tuple(checks), final, min(bad) if bad else None)
-
-    ok = record.rules == RULES and record.tie_policy == TIE_POLICY
-    checks.append(Check("format", ok, f"rules {record.rules!r}, tie policy {record.tie_policy!r}"))
-    seed = record.seed_bytes
-    if not ok or seed is None:
-        if seed is None:
-            checks.append(
-                Check("seed", False, "the seed is not published yet (the game is running)")
-            )
-        return done()
-    seed_checks, hash0 = _seed_checks(record, seed)
-    checks.extend(seed_checks)
-
-    if record.commitment is not None or any(m.hash is not None for m in record.moves):
-        broken, why = verify_chain(hash0, record.moves)
-        checks.append(Check("chain", broken is None, why or f"{len(record.moves)} moves chained"))
-        if broken is not None:
-            bad.append(broken)
-
-    final: Match | None = None
-    drift: int | None = None
-    try:
-        states = replay_states(seed, record.moves, record.first_player)
-        final = next(states)
-        for entry, state in zip(record.moves, states, strict=False):
-            final = state
-            canonical = str(_parse_logged(entry.move))
-            if canonical != entry.move:
-                checks.append(
-                    Check(
-                        "replay",
-                        False,
-                        f"move {entry.n} is not canonical: "
-                        f"{entry.move!r} (canonical: {canonical!r})",
-                    )
-                )
-                bad.append(entry.n)
-                return done()
-            if drift is None and entry.position not in (None, position_hash(state)):
-                drift = entry.n
-    except ReplayError as exc:
-        checks.append(Check("replay", False, str(exc)))
-        bad.append(exc.n)
-        return done()
-    checks.append(Check("replay", True, f"{len(record.moves)} moves replay"))
-    if drift is not None:
-        checks.append(
-            Check(
-                "positions",
-                False,
-                f"move {drift}: the replayed position differs from the one recorded",
-            )
-        )
-        bad.append(drift)
-    if record.result is not None:
-        computed = result_json(final)
-        differ = [k for k in computed if k in record.result and record.result[k] != computed[k]]
-        checks.append(
-            Check(
-                "result",
-                not differ,
-                "the stored result matches"
-                if not differ
-                else f"the stored result differs in {', '.join(differ)}",
-            )
-        )
-    return done(final)

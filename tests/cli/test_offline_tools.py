@@ -1,4 +1,4 @@
-"""FORMAT.md §5: ``pbem replay|moves|verify`` on record files, with their exit codes."""
+"""docs/record-format.md §5: ``pbem replay|moves|verify`` on record files, with their exit codes."""
 
 from __future__ import annotations
 
@@ -108,12 +108,14 @@ def test_verify_passes_good_records_and_names_the_broken_check(files):
     ok = run("verify", files["finished"], files["running"])
     assert ok.exit_code == 0, ok.output
     assert ok.output.count("ok ") == 2
-    bad = run("verify", files["finished"], files["tampered"], files["bad_json"])
+    bad = run("verify", files["finished"], files["tampered"])
     assert bad.exit_code == 1
     lines = bad.output.splitlines()
     assert lines[0].startswith("ok")
     assert lines[1].startswith("FAIL") and "chain" in lines[1]
-    assert lines[2].startswith("FAIL") and "format" in lines[2]
+    worse = run("verify", files["finished"], files["tampered"], files["bad_json"])
+    assert worse.exit_code == 2  # a file that is not a record outranks a failed check
+    assert worse.output.splitlines()[2].startswith("FAIL") and "not a record" in worse.output
 
 
 def test_the_installed_command_runs_without_server_or_database(files):

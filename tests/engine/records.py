@@ -4,19 +4,40 @@ from __future__ import annotations
 
 import random
 
-from pbem.engine import Match, Record, build_record, log_move, rng
+from pbem.engine import (
+    RECORD_FORMAT,
+    Match,
+    Record,
+    build_record,
+    chain_start,
+    log_move,
+    position_digester,
+    rng,
+)
+
+CREATED_AT = "2026-12-02T09:00:00Z"
 
 
-def play_record(seed: bytes, choice_seed: int, stop_after: int | None = None) -> Record:
+def play_record(
+    seed: bytes,
+    choice_seed: int,
+    stop_after: int | None = None,
+    record_format: str = RECORD_FORMAT,
+) -> Record:
     """A record of a random game; ``stop_after`` moves makes a running one (seed withheld)."""
     rnd = random.Random(choice_seed)
     commitment = rng.commitment(seed)
-    state, log, previous = Match.new(seed), [], commitment
+    game_id = f"g{choice_seed}"
+    start = chain_start(
+        record_format, commitment, game_id=game_id, created_at=CREATED_AT, first_player=None
+    )
+    digest = position_digester(record_format, seed)
+    state, log, previous = Match.new(seed), [], start
     while not state.is_over and (stop_after is None or len(log) < stop_after):
         seat, move = state.to_move, rnd.choice(state.legal_moves())
         state = state.apply(move)
         at = f"2026-12-02T{9 + len(log) // 3600:02d}:{len(log) // 60 % 60:02d}:{len(log) % 60:02d}Z"
-        entry = log_move(previous, len(log) + 1, seat, move, at, state)
+        entry = log_move(previous, len(log) + 1, seat, move, at, state, digest)
         log.append(entry)
         previous = entry.hash
     running = not state.is_over
@@ -25,7 +46,8 @@ def play_record(seed: bytes, choice_seed: int, stop_after: int | None = None) ->
         commitment=commitment,
         moves=log,
         final=None if running else state,
-        game_id=f"g{choice_seed}",
+        game_id=game_id,
         players=[{"seat": 0, "name": "Player A"}, {"seat": 1, "name": "Player B"}],
-        created_at="2026-12-02T09:00:00Z",
+        created_at=CREATED_AT,
+        record_format=record_format,
     )

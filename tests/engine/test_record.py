@@ -33,7 +33,15 @@ def test_a_finished_record_round_trips_through_json_and_verifies(finished):
     assert loaded == finished
     report = verify(loaded)
     assert report.ok, report.first_failure
-    assert [c.name for c in report.checks] == ["format", "commitment", "chain", "replay", "result"]
+    assert [c.name for c in report.checks] == [
+        "format",
+        "commitment",
+        "chain",
+        "times",
+        "replay",
+        "positions",
+        "result",
+    ]
     assert report.final is not None and report.final.is_over
 
 
@@ -124,19 +132,30 @@ def test_non_canonical_move_text_is_flagged():
     assert "canonical" in report.first_failure.detail
 
 
-def test_a_running_game_record_cannot_be_verified_without_the_seed():
+def test_a_running_game_record_is_checked_as_far_as_it_can_be_without_the_seed():
     running = play_record(SEED, 3, stop_after=20)
     withheld = dataclasses.replace(running, seed=None)
-    assert verify(withheld).first_failure.name == "seed"
+    report = verify(withheld)
+    assert report.ok, report.first_failure
+    assert [c.name for c in report.checks] == ["format", "chain", "times"]
+    assert report.unchecked and "seed" in report.unchecked[0]
+    assert report.final is None
     with pytest.raises(RecordError):
         replay(withheld)
+    broken = _tampered(
+        withheld, 5, move="camels" if withheld.moves[5].move != "camels" else "take gold"
+    )
+    assert verify(broken).first_failure.name == "chain"
 
 
-def test_position_hash_matches_the_logged_one(finished):
-    from pbem.engine import replay_states
+def test_position_digests_match_the_logged_ones_in_both_versions(finished):
+    from pbem.engine import position_digest, replay_states
 
     states = list(replay_states(SEED, finished.moves))
-    assert [m.position for m in finished.moves] == [position_hash(s) for s in states[1:]]
+    assert [m.position for m in finished.moves] == [position_digest(SEED, s) for s in states[1:]]
+    old = play_record(SEED, 7, record_format="jaipur-record/1")
+    assert [m.position for m in old.moves] == [position_hash(s) for s in states[1:]]
+    assert verify(load_record(old.dumps())).ok
 
 
 @pytest.mark.parametrize(

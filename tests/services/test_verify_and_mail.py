@@ -62,7 +62,14 @@ def test_verify_of_a_sound_game_passes(env):
     public_id = _play(env, 4)
     report = records.verify_game(env, public_id)
     assert report.ok
-    assert [c.name for c in report.checks] == ["format", "commitment", "chain", "replay"]
+    assert [c.name for c in report.checks] == [
+        "format",
+        "commitment",
+        "chain",
+        "times",
+        "replay",
+        "positions",
+    ]
 
 
 def _pending(env, public_id):
@@ -146,5 +153,6 @@ def test_the_flag_shows_on_the_replay_too(fresh_database, config, clock):
         session.execute(text("UPDATE games SET integrity_error = 'chain: move 2 altered'"))
     token = games.seat_tokens(env, public_id)[0]
     page = create_app(env=env).test_client().get(f"/s/{token}/replay")
-    assert "does not verify: chain: move 2 altered" in page.text
+    assert "stored log does not verify" in page.text and "chain: move 2 altered" in page.text
+    assert "The game is frozen" in page.text
     db.dispose()

@@ -138,13 +138,18 @@ def test_the_evidence_of_a_disputed_turn_verifies_offline(client, env, finished,
     assert result.exit_code == 0, result.output
 
 
-def test_a_players_evidence_while_running_withholds_the_seed(client, env, running):
+def test_a_players_evidence_while_running_withholds_the_seed_and_verifies_as_it_is(
+    client, env, running
+):
     data = client.get(f"/s/{token(env, running, 0)}/audit/3/evidence.json").get_json()
-    assert data["seed"] is None and "position" not in data["moves"][0]
-    from pbem.engine.record import verify_chain
+    assert data["seed"] is None and data["format"] == "jaipur-record/2"
+    assert all(len(m["position"]) == 64 for m in data["moves"])  # keyed: they tell nothing
+    from pbem.engine import verify
 
-    record = load_record(data)
-    assert verify_chain(record.commitment, record.moves) == (None, "")
+    report = verify(load_record(data))
+    assert report.ok, report.first_failure
+    assert [c.name for c in report.checks] == ["format", "chain", "times", "evidence"]
+    assert "seed" in report.unchecked[0]
 
 
 def test_a_record_file_opens_in_the_viewer_from_the_home_page(client, env, finished):

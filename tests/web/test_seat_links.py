@@ -235,7 +235,7 @@ def test_send_me_my_link_answers_the_same_and_is_rate_limited(client, env, game)
 def test_seat_export_of_a_running_game_is_that_seats_view(client, env, game):
     link = seat_link(env, game, 0)
     data = client.get(f"{link}/export").get_json()
-    assert data["format"] == "jaipur-record/1" and data["seed"] is None
+    assert data["format"] == "jaipur-record/2" and data["seed"] is None
     assert data["view"]["seat"] == 0
     assert "hand" not in data["view"]["opponent"]
     state = omniscient(env, game)
