@@ -17,12 +17,14 @@ from sqlalchemy import select
 from .. import engine as jaipur
 from ..clock import as_utc, iso
 from ..engine import MATCH_ACTIONS
-from ..engine.record import verify_chain
+from ..engine.record import RECORD_V1
+from ..engine.verify import verify_chain
 from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game
 from .env import Env
 from .errors import NotFound
 from .log import Client, game_row, use_seat
+from .played import chain_start
 from .replay import Replay, Step, from_game
 
 #: How far around a move the access log is shown.
@@ -108,7 +110,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         raise NotFound(_l("This game has moves 1 to %(last)s.", last=replay.last))
     step = replay.all_steps[n - 1]
     entry = replay.moves[n - 1]
-    chain_broken, chain_detail = verify_chain(game.commitment, replay.moves[:n])
+    chain_broken, chain_detail = verify_chain(chain_start(game), replay.moves[:n])
     open_all = replay.finished
     mover_visible = open_all or viewer_seat == step.seat
     before_state = replay.states[n - 1]
@@ -132,7 +134,8 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         last=replay.last,
         step=step,
         hash=entry.hash or "",
-        position_hash=entry.position,
+        # A version-1 digest is a bare hash of hidden cards: shown only once the seed is out.
+        position_hash=entry.position if open_all or game.record_format != RECORD_V1 else None,
         chain_ok=chain_broken is None,
         chain_detail=chain_detail or _l("the chain holds from the commitment to move %(n)s", n=n),
         commitment=game.commitment,
@@ -172,6 +175,7 @@ def evidence(
     players: list[dict[str, Any]],
     created_at: str,
     first_player: int | None,
+    record_format: str,
 ) -> dict[str, Any]:
     """A record up to the disputed move (chain and position hashes) plus the access log:
     itself a ``jaipur-record/1`` file, so ``pbem verify`` checks it as it is."""
@@ -189,6 +193,7 @@ def evidence(
         players=players,
         created_at=created_at,
         first_player=first_player,
+        record_format=record_format,
     ).to_json()
     name = f"jaipur-{audit.public_id}-move-{audit.n}.json"
     record["evidence"] = {
@@ -214,8 +219,9 @@ def evidence(
         ],
         "verify": f"pbem verify {name}",
         "note": (
-            "The seed is published when the game ends; until then `pbem verify` checks "
-            "the hash chain and reports the seed as not yet published."
+            "The seed is published when the game ends. Until then `pbem verify` checks the "
+            "hash chain, the times and this evidence block against the moves, and says that "
+            "the deal, the replay and the positions cannot be checked yet."
             if audit.seed is None
             else "Checks: sha256(seed) = commitment, the deals from the seed, every move "
             "up to the disputed one, the hash chain and the position hashes."
@@ -224,11 +230,12 @@ def evidence(
     return record
 
 
-def _meta(game: Game) -> tuple[list[dict[str, Any]], str, int | None]:
+def _meta(game: Game) -> tuple[list[dict[str, Any]], str, int | None, str]:
     return (
         [{"seat": s.seat, "name": s.name} for s in game.seats],
         iso(game.created_at),
         game.first_player,
+        game.record_format,
     )
 
 
@@ -248,7 +255,7 @@ def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any
         audit = _build(session, game, replay, n, seat.seat)
         moves = (
             replay.moves
-            if replay.finished
+            if replay.finished or game.record_format != RECORD_V1
             else [jaipur.LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in replay.moves]
         )
         return evidence(audit, moves, *_meta(game))

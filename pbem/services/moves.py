@@ -38,7 +38,7 @@ from .log import (
     record_refusal,
     state_of,
 )
-from .played import LogRow, played, remember
+from .played import LogRow, played, position_digester, remember
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 INSERT_MOVE = insert(MoveRow.__table__).inline()  # compiled once; no RETURNING: pipelined
@@ -258,7 +258,9 @@ def _append(
             except MoveError as exc:
                 raise MoveRefused(exc) from None
             words = narrate(before, move, seat.seat, log.names[seat.seat])
-            entry = jaipur.log_move(log.last_hash, n, seat.seat, move, iso(now), after)
+            entry = jaipur.log_move(
+                log.last_hash, n, seat.seat, move, iso(now), after, position_digester(game)
+            )
             row = LogRow(
                 n, seat.seat, entry.move, now.replace(microsecond=0), entry.hash, source, message
             )

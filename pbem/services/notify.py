@@ -24,7 +24,7 @@ from ..mail import compose, outbox
 from ..store.models import Game, OutboxMessage
 from .env import Env
 from .log import game_by_id, log_rows, logged_moves
-from .played import Played, played, seat_names
+from .played import Played, chain_start, played, seat_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +386,8 @@ def moved_at(session: Session, game: Game, n: int) -> Moved:
         raise ValueError(f"game {game.public_id} has no logged move {n}")
     seed = bytes.fromhex(game.seed)
     before = jaipur.replay_moves(seed, logged_moves(rows[: n - 1]), game.first_player)
-    return last_move(Played(game.commitment, seat_names(game), before, ()).extended([rows[n - 1]]))
+    played_before = Played(chain_start(game), seat_names(game), before, ())
+    return last_move(played_before.extended([rows[n - 1]]))
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:

@@ -25,9 +25,10 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
-from ..clock import as_utc
+from ..clock import as_utc, iso
 from ..engine import Match, MoveError
 from ..engine.explain import Account, narrate
+from ..engine.record import Digest
 from ..store.models import Game, MoveRow
 from .env import Env
 from .errors import NotStarted
@@ -75,7 +76,7 @@ class Entry:
 class Played:
     """The position after the whole log, and the log narrated for pages."""
 
-    commitment: str
+    start: str  # hash_0 of the chain (``chain_start``)
     names: tuple[str, str]
     match: Match
     entries: tuple[Entry, ...]
@@ -87,8 +88,8 @@ class Played:
 
     @property
     def last_hash(self) -> str:
-        """The chain hash the next move extends: the last entry's, or the commitment."""
-        return self.entries[-1].hash if self.entries else self.commitment
+        """The chain hash the next move extends: the last entry's, or ``hash_0``."""
+        return self.entries[-1].hash if self.entries else self.start
 
     def then(self, after: Match, words: Account, row: LogRow | Any) -> Played:
         """This log with one more entry whose position and words are already known."""
@@ -105,7 +106,7 @@ class Played:
             row.message,
             ended,
         )
-        return Played(self.commitment, self.names, after, (*self.entries, entry))
+        return Played(self.start, self.names, after, (*self.entries, entry))
 
     def extended(self, rows: Sequence[Any]) -> Played:
         """This log with ``rows`` (the entries after it, in order) replayed and narrated."""
@@ -127,8 +128,25 @@ def start(game: Game, names: tuple[str, str]) -> Played:
     if not game.dealt:
         raise NotStarted()
     return Played(
-        game.commitment, names, Match.new(bytes.fromhex(game.seed), game.first_player), ()
+        chain_start(game), names, Match.new(bytes.fromhex(game.seed), game.first_player), ()
     )
+
+
+def chain_start(game: Game) -> str:
+    """``hash_0`` of the game's chain in its record format (docs/record-format.md §4, §6)."""
+    return jaipur.chain_start(
+        game.record_format,
+        game.commitment,
+        game_id=game.public_id,
+        created_at=iso(game.created_at),
+        first_player=game.first_player,
+        rules=game.rules,
+    )
+
+
+def position_digester(game: Game) -> Digest:
+    """How the game's record format digests the position after each move."""
+    return jaipur.position_digester(game.record_format, bytes.fromhex(game.seed))
 
 
 def seat_names(game: Game) -> tuple[str, str]:
@@ -151,7 +169,7 @@ _TAILS = "pbem_log_tails"
 
 def note_tail(session: Session, game: Game, n: int | None, hash_: str | None) -> None:
     """What the game's own query saw of the end of its log (None, None: no move yet)."""
-    session.info.setdefault(_TAILS, {})[game.id] = (n or 0, hash_ or game.commitment)
+    session.info.setdefault(_TAILS, {})[game.id] = (n or 0, hash_ or chain_start(game))
 
 
 def played(env: Env, session: Session, game: Game) -> Played:
@@ -160,7 +178,7 @@ def played(env: Env, session: Session, game: Game) -> Played:
     cached: Played | None = env.cache.get(game.id)
     # Taken, not read: once this transaction appends, the tail it noted is old.
     tail = session.info.get(_TAILS, {}).pop(game.id, None)
-    if cached is not None and cached.commitment == game.commitment and cached.names == names:
+    if cached is not None and cached.start == chain_start(game) and cached.names == names:
         if tail == (cached.n, cached.last_hash):
             return cached
         rows = _rows_from(session, game, max(cached.n, 1))
@@ -185,8 +203,9 @@ def remember(env: Env, game_id: int, result: Played) -> None:
 def cached_match(env: Env, game: Game, rows: Sequence[MoveRow]) -> Match | None:
     """The cached position, if it is of exactly this log (same length, same last hash)."""
     cached = env.cache.get(game.id)
-    if cached is None or cached.commitment != game.commitment or cached.n != len(rows):
+    if cached is None or cached.n != len(rows):
         return None
-    return (
-        cached.match if cached.last_hash == (rows[-1].hash if rows else game.commitment) else None
-    )
+    start = chain_start(game)
+    if cached.start != start:
+        return None
+    return cached.match if cached.last_hash == (rows[-1].hash if rows else start) else None

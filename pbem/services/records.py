@@ -10,7 +10,8 @@ from typing import Any
 from .. import engine as jaipur
 from ..clock import iso
 from ..engine import Match
-from ..engine.record import LoggedMove, Record, Verification
+from ..engine.record import LoggedMove, Record
+from ..engine.verify import Verification
 from ..i18n import lazy_gettext as _l
 from ..store.models import Game, MoveRow
 from .env import Env
@@ -48,15 +49,19 @@ def export_record(
             return full_record(game, rows, match).to_json()
         if seat is None:
             raise Forbidden(_l("The record is published when the game ends."))
+        moves = logged_moves(rows)
+        if game.record_format == jaipur.RECORD_V1:  # bare hashes of hidden cards: withheld
+            moves = [LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in moves]
         record = jaipur.build_record(
             seed=None,
             commitment=game.commitment,
-            moves=[LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in logged_moves(rows)],
+            moves=moves,
             final=None,
             game_id=game.public_id,
             players=_players(game),
             created_at=iso(game.created_at),
             first_player=game.first_player,
+            record_format=game.record_format,
         )
         data = record.to_json()
         data["view"] = {
@@ -95,6 +100,7 @@ def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
         first_player=game.first_player,
         server_seed=bytes.fromhex(game.server_seed) if game.server_seed else None,
         contributions=contributions(game),
+        record_format=game.record_format,
     )
 
 
