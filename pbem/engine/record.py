@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -231,9 +232,10 @@ def _bounded_int(text: str) -> int:
 
 
 def _bounded_float(text: str) -> float:
-    if len(text) > 2 * MAX_NUMBER_DIGITS:
-        raise RecordError(f"a number longer than {2 * MAX_NUMBER_DIGITS} characters")
-    return float(text)
+    value = float(text) if len(text) <= 2 * MAX_NUMBER_DIGITS else math.inf
+    if not math.isfinite(value):
+        raise RecordError(f"the number {text[:24]} is too long or too large")
+    return value
 
 
 def _no_constant(text: str) -> Any:

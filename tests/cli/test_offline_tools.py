@@ -127,3 +127,34 @@ def test_the_installed_command_runs_without_server_or_database(files):
     )
     assert proc.returncode == 0, proc.stderr
     assert "ok" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["[" * 6000, '{"format": "jaipur-record/2", "a": 1, "a": 2}', '{"n": 1' + "0" * 40 + "}"],
+    ids=["nested brackets", "duplicate key", "huge number"],
+)
+def test_a_malformed_file_is_exit_2_with_one_line_for_every_tool(tmp_path, content):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    for command in ("replay", "moves", "verify"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pbem", command, str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        said = (proc.stdout + proc.stderr).strip()
+        assert "Traceback" not in said and len(said.splitlines()) == 1, (command, said)
+        assert "not a" in said  # "not a record" / "not a game record"
+
+
+def test_a_running_games_file_verifies_and_says_what_it_could_not_check(tmp_path):
+    running = json.loads(play_record(SEED, 1, stop_after=12).dumps())
+    running["seed"] = None
+    path = tmp_path / "running.json"
+    path.write_text(json.dumps(running))
+    result = run("verify", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("ok") and "not checked: the deal" in result.output

@@ -1,0 +1,303 @@
+"""Version 2 of the record (docs/record-format.md §6) and what verify refuses in any version.
+
+Each test is a tampering an outside auditor tried, or a property version 2 promises:
+digests that tell nothing while the seed is secret, a chain bound to the game's header,
+a result checked in full, a dispute's evidence checked against the moves it carries,
+and files that are not records refused as such (exit 2), never with a traceback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from pbem.engine import (
+    Claim,
+    Match,
+    RecordError,
+    Resign,
+    Timeout,
+    build_record,
+    chain_start,
+    load_record,
+    log_move,
+    position_digester,
+    position_json,
+    rng,
+    verify,
+)
+from pbem.engine.position import canonical_json
+
+from .records import CREATED_AT, play_record
+
+SEED = bytes.fromhex("5a" * 32)
+
+
+@pytest.fixture(scope="module")
+def finished():
+    return play_record(SEED, 11)
+
+
+def _played(*tail: tuple[object, int | None], before: int = 6, times=None):
+    """A v2 record of ``before`` random-free moves (the first legal each time), then ``tail``
+    (move, seat) entries, chained and digested as the server writes them."""
+    commitment = rng.commitment(SEED)
+    start = chain_start(
+        "jaipur-record/2", commitment, game_id="gX", created_at=CREATED_AT, first_player=None
+    )
+    digest = position_digester("jaipur-record/2", SEED)
+    state, log, previous = Match.new(SEED), [], start
+    entries = [(None, None)] * before + list(tail)
+    for i, (move, seat) in enumerate(entries):
+        if move is None:
+            seat, move = state.to_move, state.legal_moves()[0]
+        state = state.apply(move, seat)
+        at = times[i] if times else f"2026-12-02T10:{i // 60:02d}:{i % 60:02d}Z"
+        entry = log_move(previous, i + 1, seat, move, at, state, digest)
+        log.append(entry)
+        previous = entry.hash
+    return build_record(
+        seed=SEED,
+        commitment=commitment,
+        moves=log,
+        final=state if state.is_over else None,
+        game_id="gX",
+        created_at=CREATED_AT,
+    )
+
+
+def _json(record) -> dict:
+    return json.loads(record.dumps())
+
+
+# ------------------------------------------------------------ digests and the chain
+
+
+def test_a_v2_digest_is_an_hmac_keyed_with_the_seed_not_a_bare_hash(finished):
+    from pbem.engine import replay_states
+
+    states = list(replay_states(SEED, finished.moves))
+    text = canonical_json(position_json(states[5])).encode()
+    assert finished.moves[4].position == hmac.new(SEED, text, hashlib.sha256).hexdigest()
+    # What brute force of version 1 tried: the bare hash of a guessed position never matches.
+    assert finished.moves[4].position != hashlib.sha256(text).hexdigest()
+
+
+def test_the_chain_starts_from_the_header_so_a_log_cannot_pass_as_another_games(finished):
+    for change in (
+        {"game_id": "another"},
+        {"created_at": "2026-12-01T09:00:00Z"},
+        {"first_player": 1 - Match.new(SEED).first_player},
+        {"tie_policy": "no-seal"},  # unchanged: still verifies
+    ):
+        report = verify(dataclasses.replace(finished, **change))
+        if change == {"tie_policy": "no-seal"}:
+            assert report.ok
+            continue
+        assert not report.ok
+        assert report.first_failure.name == "chain" and report.first_bad_move == 1, change
+
+
+def test_names_stay_outside_the_chain_so_an_erased_name_still_verifies(finished):
+    erased = dataclasses.replace(
+        finished, players=({"seat": 0, "name": "erased player"}, finished.players[1])
+    )
+    assert verify(erased).ok
+
+
+def test_version_1_records_keep_verifying_with_upper_case_hex_too():
+    old = _json(play_record(SEED, 4, record_format="jaipur-record/1"))
+    assert verify(load_record(old)).ok
+    old["seed"] = old["seed"].upper()
+    old["moves"][0]["hash"] = old["moves"][0]["hash"].upper()
+    assert verify(load_record(old)).ok
+
+
+def test_version_2_refuses_upper_case_hex(finished):
+    data = _json(finished)
+    data["moves"][0]["hash"] = data["moves"][0]["hash"].upper()
+    with pytest.raises(RecordError, match="lower-case"):
+        load_record(data)
+
+
+# ------------------------------------------------------------ the result in full
+
+
+def test_resigned_added_to_an_ordinary_win_is_caught(finished):
+    data = _json(finished)
+    data["result"]["resigned"] = 1 - data["result"]["winner"]
+    report = verify(load_record(data))
+    assert report.first_failure.name == "result" and "resigned" in report.first_failure.detail
+
+
+def test_resigned_removed_from_a_resigned_game_is_caught():
+    record = _played((Resign(), 0))
+    assert record.result["resigned"] == 0 and verify(record).ok
+    data = _json(record)
+    del data["result"]["resigned"]
+    assert verify(load_record(data)).first_failure.name == "result"
+
+
+def test_claimed_is_checked_like_the_rest_of_the_result():
+    probe = _played()
+    late = Match.new(SEED)
+    for _entry in probe.moves:
+        late = late.apply(late.legal_moves()[0])
+    seat = late.to_move
+    record = _played((Timeout(), seat), (Claim(), 1 - seat))
+    assert record.result["claimed"] == 1 - seat and verify(record).ok
+    data = _json(record)
+    data["result"]["claimed"] = seat
+    assert verify(load_record(data)).first_failure.name == "result"
+    del data["result"]["claimed"]
+    assert verify(load_record(data)).first_failure.name == "result"
+
+
+def test_an_extra_key_in_the_result_is_caught(finished):
+    data = _json(finished)
+    data["result"]["forfeit"] = True
+    assert verify(load_record(data)).first_failure.name == "result"
+
+
+# ------------------------------------------------------------ times
+
+
+def test_a_move_dated_before_the_one_it_follows_fails_the_times_check():
+    times = [f"2026-12-02T10:00:{i:02d}Z" for i in range(6)]
+    times[3] = "2026-12-02T09:59:59Z"  # chained as written: only the times give it away
+    report = verify(_played(times=times))
+    assert report.first_failure.name == "times" and report.first_bad_move == 4
+
+
+def test_a_move_dated_before_the_game_was_created_fails_the_times_check():
+    times = ["2026-12-02T08:00:00Z"] + [f"2026-12-02T10:00:{i:02d}Z" for i in range(1, 6)]
+    assert verify(_played(times=times)).first_failure.name == "times"
+
+
+@pytest.mark.parametrize(
+    "at", ["2026-12-02 10:00:00", "2026-12-02T10:00:00+00:00", "2026-13-02T10:00:00Z"]
+)
+def test_a_time_not_in_the_records_form_is_not_a_record(finished, at):
+    data = _json(finished)
+    data["moves"][0]["at"] = at
+    with pytest.raises(RecordError):
+        load_record(data)
+
+
+# ------------------------------------------------------------ a dispute's evidence
+
+
+def _evidence(record, n: int) -> dict:
+    data = _json(dataclasses.replace(record, moves=record.moves[:n], result=None))
+    last = record.moves[n - 1]
+    data["evidence"] = {
+        "format": "pbem-evidence/1",
+        "disputed_move": n,
+        "move": last.move,
+        "seat": last.seat,
+        "at": last.at,
+        "via": "web",
+        "chain_hash": last.hash,
+        "position_hash": last.position,
+        "access_log": [
+            {"at": CREATED_AT, "seat": last.seat, "action": "view"},
+            {"at": last.at, "seat": last.seat, "action": "move"},
+        ],
+    }
+    return data
+
+
+def test_a_sound_evidence_file_verifies_finished_or_running(finished):
+    data = _evidence(finished, 9)
+    report = verify(load_record(data))
+    assert report.ok and "evidence" in [c.name for c in report.checks]
+    data["seed"] = None
+    report = verify(load_record(data))
+    assert report.ok, report.first_failure
+    assert report.unchecked and "seed" in report.unchecked[0]
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda d: d["evidence"].update(disputed_move=8),
+        lambda d: d["evidence"].update(chain_hash="ab" * 32),
+        lambda d: d["evidence"].update(
+            move="camels" if d["evidence"]["move"] != "camels" else "take gold"
+        ),
+        lambda d: d["evidence"].update(seat=1 - d["evidence"]["seat"]),
+        lambda d: d["evidence"].update(position_hash="00" * 32),
+        lambda d: d.update(moves=d["moves"][:-1]),  # the disputed move dropped
+        lambda d: d["evidence"]["access_log"].reverse(),
+        lambda d: d["evidence"].update(format="pbem-evidence/9"),
+    ],
+    ids=["number", "chain hash", "move text", "seat", "position", "dropped", "order", "format"],
+)
+def test_a_changed_evidence_block_is_caught(finished, tamper):
+    for seed_published in (True, False):
+        data = _evidence(finished, 9)
+        if not seed_published:
+            data["seed"] = None
+        tamper(data)
+        report = verify(load_record(data))
+        assert not report.ok, report.checks
+        assert report.first_failure.name == "evidence", report.first_failure
+
+
+# ------------------------------------------------------------ files that are not records
+
+
+def test_a_duplicate_key_is_refused_even_before_the_real_one(finished):
+    text = finished.dumps()
+    forged = text.replace('"result": {', '"result": {"winner": 0}, "result": {', 1)
+    assert forged != text
+    with pytest.raises(RecordError, match="twice"):
+        load_record(forged)
+    inner = text.replace('"n": 1,', '"n": 1, "n": 2,', 1)
+    with pytest.raises(RecordError, match="twice"):
+        load_record(inner)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 6000,
+        "[" * 100 + "]" * 100,
+        '{"format": "jaipur-record/2", "x": ' + "[" * 70 + "]" * 70 + "}",
+        '{"format": "jaipur-record/2", "x": ' + '{"a":' * 10000 + "1" + "}" * 10000 + "}",
+        '{"format": "jaipur-record/2", "moves": [{"n": 1' + "0" * 30 + ', "move": "camels"}]}',
+        '{"format": "jaipur-record/2", "moves": [], "x": NaN}',
+        '{"format": "jaipur-record/2", "moves": [], "x": 1e999999}',
+        '{"format": "jaipur-record/2", "moves": [{"move": "camels", "n": true}]}',
+        '{"format": "jaipur-record/2", "moves": [{"move": "camels", "position": "zz"}]}',
+        '{"format": "jaipur-record/2", "game_id": 5, "moves": []}',
+        '{"format": "jaipur-record/2", "commitment": "a b", "moves": []}',
+        b"\xff\xfe\x00",
+    ],
+    ids=[
+        "6k brackets",
+        "100 deep",
+        "70 deep inside",
+        "10k objects deep",
+        "huge number",
+        "NaN",
+        "infinite float",
+        "bool as number",
+        "bad hex",
+        "game id type",
+        "hex with a space",
+        "not utf-8",
+    ],
+)
+def test_malformed_files_are_record_errors_never_other_exceptions(text):
+    with pytest.raises(RecordError):
+        load_record(text)
+
+
+def test_a_record_reads_in_about_what_json_costs(finished):
+    # strict reading (duplicate keys, number bounds, depth) still reads every server record
+    assert load_record(finished.dumps()) == finished
