@@ -154,7 +154,8 @@ def test_seat_api_view_holds_nothing_the_seat_may_not_see(client, env):
         data = client.get("/api/seat", headers={"Authorization": f"Bearer {token}"}).get_json()
         view = data["view"]
         assert set(view) == {"table", "me", "opponent"}
-        assert set(view["opponent"]) == {"seat", "hand_size", "goods_tokens", "bonus_count"}
+        assert set(view["opponent"]) == {"seat", "hand_size", "herd", "goods_tokens", "bonus_count"}
+        assert view["opponent"]["herd"] == state.round.herds[1 - seat]  # camels move in the open
         assert view["me"]["hand"] == [c.word for c in state.round.hand(seat)]
         assert "bonus" not in view["table"] and "deck" not in view["table"]
         blob = json.dumps(data)
