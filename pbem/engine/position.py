@@ -64,58 +64,76 @@ _NULL_OR_SEAT = ("0", "1")
 assert BONUS_SIZES == (3, 4, 5), "canonical_position writes the bonus piles in this order"
 
 
-#: Texts of tuples already written (hands, piles and won tokens repeat across positions).
-_MEMO: dict[tuple[str, tuple[int, ...]], str] = {}
-_MEMO_LIMIT = 100_000
-
-
-def _remember(key: tuple[str, tuple[int, ...]], text: str) -> str:
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = text
-    return text
+#: Hands, markets and discards as text, by their counts (a few thousand recur).
+_CARDS: dict[tuple[int, ...], str] = {}
 
 
 def _cards(counts: tuple[int, ...]) -> str:
     """Counts per card as the quoted words, one per card, in canonical order."""
-    key = ("c", counts)
-    text = _MEMO.get(key)
+    text = _CARDS.get(counts)
     if text is None:
+        if len(_CARDS) > 50_000:
+            _CARDS.clear()
         runs = _RUNS
-        text = _remember(key, ",".join([runs[c][k] for c, k in enumerate(counts) if k]))
+        text = _CARDS[counts] = ",".join([runs[c][k] for c, k in enumerate(counts) if k])
     return text
 
 
 def _ints(values: tuple[int, ...]) -> str:
-    key = ("i", values)
-    text = _MEMO.get(key)
-    if text is None:
-        text = _remember(key, ",".join(map(str, values)))
+    return ",".join(map(str, values))
+
+
+#: The last text written for each part, with the tuple it was written from. A move
+#: changes a few parts and shares the other tuples with the position before it
+#: (``Round._clone``), so an identity test finds most parts already written.
+_LAST: dict[str, tuple[object, object, str]] = {}
+
+
+def _part(kind: str, key: object, key2: object, make: Any, *args: Any) -> str:
+    last = _LAST.get(kind)
+    if last is not None and last[0] is key and last[1] == key2:
+        return last[2]
+    text = make(*args)
+    _LAST[kind] = (key, key2, text)  # one tuple, replaced whole: safe across threads
     return text
+
+
+def _bonus(piles: tuple[tuple[int, ...], ...], taken: tuple[int, ...]) -> str:
+    return (
+        f'"3":[{_ints(piles[0][taken[0] :])}],"4":[{_ints(piles[1][taken[1] :])}],'
+        f'"5":[{_ints(piles[2][taken[2] :])}]'
+    )
+
+
+def _tokens(taken: tuple[int, ...]) -> str:
+    return ",".join([_TOKENS_LEFT[g][taken[g]] for g in _GOODS_BY_NAME])
+
+
+def _won(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> str:
+    return f"[{_ints(pair[0])}],[{_ints(pair[1])}]"
+
+
+def _deck(deck: tuple[int, ...], top: int) -> str:
+    return ",".join([_QUOTED[c] for c in deck[top:]])
 
 
 def canonical_position(match: Match) -> str:
     """``canonical_json(position_json(match))``, built straight from the tuples."""
     r = match.round
-    piles, taken = r.bonus, r.bonus_taken
-    bonus = (
-        f'"3":[{_ints(piles[0][taken[0] :])}],"4":[{_ints(piles[1][taken[1] :])}],'
-        f'"5":[{_ints(piles[2][taken[2] :])}]'
-    )
-    tokens = ",".join([_TOKENS_LEFT[g][r.tokens_taken[g]] for g in _GOODS_BY_NAME])
-    to_move = match.to_move
+    bonus = _part("bonus", r.bonus, r.bonus_taken, _bonus, r.bonus, r.bonus_taken)
+    tokens = _part("tokens", r.tokens_taken, None, _tokens, r.tokens_taken)
+    goods = _part("goods", r.goods_won, None, _won, r.goods_won)
+    won_bonus = _part("won", r.bonus_won, None, _won, r.bonus_won)
+    discard = _part("discard", r.discard, None, _cards, r.discard)
+    deck = _part("deck", r.deck, r.top, _deck, r.deck, r.top)
     h0, h1 = r.hands
+    to_move = match.to_move
     return (
-        f'{{"bonus":{{{bonus}}},'
-        f'"bonus_tokens":[[{_ints(r.bonus_won[0])}],[{_ints(r.bonus_won[1])}]],'
-        f'"deck":[{",".join([_QUOTED[c] for c in r.deck[r.top :]])}],'
-        f'"discard":[{_cards(r.discard)}],'
-        f'"goods_tokens":[[{_ints(r.goods_won[0])}],[{_ints(r.goods_won[1])}]],'
+        f'{{"bonus":{{{bonus}}},"bonus_tokens":[{won_bonus}],"deck":[{deck}],'
+        f'"discard":[{discard}],"goods_tokens":[{goods}],'
         f'"hands":[[{_cards(h0)}],[{_cards(h1)}]],'
-        f'"herds":[{r.herds[0]},{r.herds[1]}],'
-        f'"market":[{_cards(r.market)}],'
-        f'"round":{r.number},'
-        f'"round_over":{"true" if r.end is not None else "false"},'
+        f'"herds":[{r.herds[0]},{r.herds[1]}],"market":[{_cards(r.market)}],'
+        f'"round":{r.number},"round_over":{"true" if r.end is not None else "false"},'
         f'"seals":[{match.seals[0]},{match.seals[1]}],'
         f'"to_move":{"null" if to_move is None else _NULL_OR_SEAT[to_move]},'
         f'"tokens":{{{tokens}}}}}'

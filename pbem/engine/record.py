@@ -66,6 +66,13 @@ def parse_logged(text: str) -> Move:
     return parse_move(text)
 
 
+@lru_cache(maxsize=8192)
+def canonical_text(text: str) -> str:
+    """The canonical form of a logged move's text (``RecordError``-free: it may raise
+    ``MoveError`` like ``parse_logged``)."""
+    return str(parse_logged(text))
+
+
 def chain_hash(previous: str, n: int, seat: int, move: str, at: str) -> str:
     """``sha256(hash_{n-1} + "\\n" + f"{n}|{seat}|{move}|{at}")`` in hex.
 
@@ -242,9 +249,9 @@ def _no_constant(text: str) -> Any:
     raise RecordError(f"{text} is not JSON")
 
 
-def _check_depth(value: Any) -> None:
+def _check_depth(value: Any, depth: int = 1) -> None:
     """Refuse data nested deeper than ``MAX_DEPTH`` (no record is deeper than 4)."""
-    stack = [(value, 1)]
+    stack = [(value, depth)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
@@ -275,7 +282,12 @@ def strict_json(data: str | bytes) -> Any:
         if isinstance(exc, RecordError):
             raise
         raise RecordError(f"not JSON: {exc}") from None
-    _check_depth(parsed)
+    if isinstance(parsed, dict):  # the moves are walked as they are read (load_record)
+        for key, value in parsed.items():
+            if key != "moves" or not isinstance(value, list):
+                _check_depth(value, 2)
+    else:
+        _check_depth(parsed)
     return parsed
 
 
@@ -309,7 +321,7 @@ def _time(value: Any, what: str) -> str | None:
     if not isinstance(value, str) or not TIME.fullmatch(value):
         raise RecordError(f"{what} must be a UTC time like 2026-12-02T09:05:11Z")
     try:
-        datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        datetime.fromisoformat(value[:-1])  # the pattern matched: this checks the ranges
     except ValueError:
         raise RecordError(f"{what} is not a real time: {value}") from None
     return value
@@ -364,6 +376,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
     for i, raw in enumerate(raw_moves, start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("move"), str):
             raise RecordError(f"move {i} has no 'move' text")
+        for value in raw.values():
+            if isinstance(value, dict | list):  # no field of a move is; an unknown one may be
+                _check_depth(value, 4)
         n = raw.get("n", i)
         if not isinstance(n, int) or isinstance(n, bool):
             raise RecordError(f"move {i}: 'n' must be a number")

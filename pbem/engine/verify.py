@@ -23,8 +23,8 @@ from .record import (
     LoggedMove,
     Record,
     ReplayError,
+    canonical_text,
     chain_hash,
-    parse_logged,
     position_digester,
     replay_states,
     result_json,
@@ -244,7 +244,7 @@ def verify(record: Record) -> Verification:
         final = next(states)
         for entry, state in zip(record.moves, states, strict=False):
             final = state
-            canonical = str(parse_logged(entry.move))
+            canonical = canonical_text(entry.move)
             if canonical != entry.move:
                 checks.append(
                     Check(

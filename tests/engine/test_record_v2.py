@@ -14,6 +14,8 @@ import hmac
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.engine import (
     Claim,
@@ -301,3 +303,22 @@ def test_malformed_files_are_record_errors_never_other_exceptions(text):
 def test_a_record_reads_in_about_what_json_costs(finished):
     # strict reading (duplicate keys, number bounds, depth) still reads every server record
     assert load_record(finished.dumps()) == finished
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), choices=st.integers(0, 2**32), order=st.randoms())
+def test_the_fast_canonical_text_is_json_dumps_of_the_position_in_any_order(seed, choices, order):
+    """Digests are built from ``canonical_position`` with its caches of the last parts
+    written; whatever order positions come in, the text is ``canonical_json`` exactly."""
+    import random
+
+    from pbem.engine.position import canonical_position
+
+    rnd, state, states = random.Random(choices), Match.new(seed), []
+    while not state.is_over and len(states) < 400:
+        states.append(state)
+        state = state.apply(rnd.choice(state.legal_moves()))
+    states.append(state)
+    order.shuffle(states)
+    for s in states:
+        assert canonical_position(s) == canonical_json(position_json(s))
