@@ -488,7 +488,7 @@ def replay(record: Record) -> Match:
 
 
 def result_json(match: Match) -> dict[str, Any]:
-    """The ``result`` object of FORMAT.md §4, computed from a replayed match."""
+    """The ``result`` object of docs/record-format.md §4.6, computed from a replayed match."""
     return {
         "rounds": [
             {
