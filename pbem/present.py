@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -12,6 +13,7 @@ from jinja2 import Environment
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
+from .engine.rng import RULES
 from .i18n import LANGUAGES, Reader, gettext, reader
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
@@ -103,6 +105,86 @@ def register_filters(env: Environment) -> None:
         move_examples=move_examples,
         move_example=move_text,
         notation_words=notation_words,
+        seed_check=seed_check,
+        commitment_of_server_seed=commitment_of_server_seed,
+        commitment_of_seed=commitment_of_seed,
+        seed_from_contributions=seed_from_contributions,
+        what_verify_checks=what_verify_checks,
+        on_windows=on_windows,
+    )
+
+
+# How a game's deal follows from its commitment, said the same way on every page and
+# in every mail. A game dealt from the players' contributions (docs/record-format.md)
+# commits to the server's seed, not to the game's seed: saying "sha256 of the seed"
+# there would make a careful player who checks by hand conclude that the server cheated.
+
+
+def commitment_of_server_seed() -> str:
+    return gettext(
+        "The commitment is sha256 of the server's seed, taken over its 32 bytes (decode "
+        "the hex first). The server drew that seed, and mailed the commitment to both "
+        "players, before either player added a contribution."
+    )
+
+
+def commitment_of_seed() -> str:
+    return gettext(
+        "The commitment is sha256 of the game's seed, taken over its 32 bytes (decode the "
+        "hex first). It was mailed to both players before the first move."
+    )
+
+
+def seed_from_contributions(names: Sequence[str]) -> str:
+    return gettext(
+        "The game's seed is HMAC-SHA256 with the server seed's 32 bytes as the key, over "
+        'the text "jaipur/1/mix:" + %(first)s\'s contribution + ":" + %(second)s\'s '
+        "contribution, each contribution written in lowercase hex.",
+        first=names[0],
+        second=names[1],
+    )
+
+
+def what_verify_checks(mixed: bool) -> str:
+    if mixed:
+        return gettext(
+            "pbem verify checks that the commitment is sha256 of the server's seed and that "
+            "the seed follows from it and both contributions, deals every round again from "
+            "the seed, replays every move with the rules, and checks every hash of the chain."
+        )
+    return gettext(
+        "pbem verify checks that the commitment is sha256 of the seed, deals every round "
+        "again from the seed, replays every move with the rules, and checks every hash of "
+        "the chain."
+    )
+
+
+def on_windows() -> str:
+    """The check commands are written for Linux and macOS; where Windows differs."""
+    return gettext(
+        "On Windows the commands are in %(windows)s rather than %(unix)s.",
+        windows="pbem-check\\Scripts",
+        unix="pbem-check/bin",
+    )
+
+
+def seed_check(
+    seed: str, server_seed: str | None = None, contributions: Sequence[str] | None = None
+) -> str:
+    """A one-line check of a published seed with nothing but Python: it prints the
+    commitment and, for a game dealt from the players' contributions, the seed that
+    ``rng.mix_seed`` makes of them. It needs nothing this server wrote."""
+    if server_seed is None or contributions is None:
+        return (
+            'python3 -c "import hashlib; '
+            f"print(hashlib.sha256(bytes.fromhex('{seed}')).hexdigest())\""
+        )
+    message = f"{RULES}/mix:{contributions[0]}:{contributions[1]}"
+    return (
+        'python3 -c "import hashlib, hmac; '
+        f"s = bytes.fromhex('{server_seed}'); "
+        "print(hashlib.sha256(s).hexdigest()); "
+        f"print(hmac.new(s, b'{message}', 'sha256').hexdigest())\""
     )
 
 

@@ -62,6 +62,8 @@ class Audit:
     alternatives: list[str] | None
     access: list[Access]
     hidden_reason: Any
+    #: Dealt from player entropy: the commitment is sha256 of the server's seed.
+    mixed: bool = False
     #: After the end, for a game dealt from player entropy: how the seed follows.
     server_seed: str | None = None
     contributions: tuple[str, str] | None = None
@@ -147,6 +149,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         alternatives=alternatives,
         access=_access_rows(session, game, seats, at, full_ip=viewer_seat is not None),
         hidden_reason=hidden,
+        mixed=game.server_seed is not None,
         server_seed=game.server_seed if open_all else None,
         contributions=(game.seats[0].contribution or "", game.seats[1].contribution or "")
         if open_all and game.server_seed
@@ -218,16 +221,31 @@ def evidence(
             for a in audit.access
         ],
         "verify": f"pbem verify {name}",
-        "note": (
+        "note": _evidence_note(audit),
+    }
+    return record
+
+
+def _evidence_note(audit: Audit) -> str:
+    """What ``pbem verify`` checks in the file, said for this game's kind of deal."""
+    if audit.seed is None:
+        return (
             "The seed is published when the game ends. Until then `pbem verify` checks the "
             "hash chain, the times and this evidence block against the moves, and says that "
             "the deal, the replay and the positions cannot be checked yet."
-            if audit.seed is None
-            else "Checks: sha256(seed) = commitment, the deals from the seed, every move "
-            "up to the disputed one, the hash chain and the position hashes."
-        ),
-    }
-    return record
+        )
+    if audit.mixed:
+        return (
+            "Checks: sha256(server_seed) = commitment (the server drew its seed and mailed "
+            "the commitment before either player added a contribution); seed = "
+            'HMAC-SHA256(key = server_seed bytes, "jaipur/1/mix:" + contributions[0] + ":" '
+            "+ contributions[1], in lowercase hex); the deals from the seed, every move up "
+            "to the disputed one, the hash chain and the position hashes."
+        )
+    return (
+        "Checks: sha256(seed) = commitment, the deals from the seed, every move "
+        "up to the disputed one, the hash chain and the position hashes."
+    )
 
 
 def _meta(game: Game) -> tuple[list[dict[str, Any]], str, int | None, str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..clock import Clock, SystemClock
 from ..config import Config
 from ..store.db import Database
+from ..wheel import version, wheel_name
 from .cache import ReplayCache
 from .links import LinkSigner
 
@@ -43,3 +44,21 @@ class Env:
 
     def record_url(self, public_id: str) -> str:
         return f"{self.config.base_url}/g/{public_id}/record.json"
+
+    def download_url(self) -> str:
+        """The page that tells how to check a game, with this server's own package."""
+        return f"{self.config.base_url}/download"
+
+    def wheel_url(self) -> str:
+        """The running pbem as a wheel: ``pip install`` takes this URL as it is."""
+        return f"{self.config.base_url}/download/{wheel_name(version())}"
+
+    def check_commands(self, record_name: str) -> list[str]:
+        """What a player types to check a record with this server's package, as written on
+        every page and mail that says how: a venv of its own works even where the
+        system's Python refuses ``pip install`` (PEP 668)."""
+        return [
+            "python3 -m venv pbem-check",
+            f"pbem-check/bin/pip install {self.wheel_url()}",
+            f"pbem-check/bin/pbem verify {record_name}",
+        ]

@@ -59,6 +59,11 @@ class GameInfo:
     seed: str | None  # only once the game is over
     days_per_move: int | None
     timeout_action: str
+    #: Dealt from player entropy (docs/record-format.md): the commitment is sha256 of the
+    #: server's seed, not of the game's seed, which is HMAC(server seed, both contributions).
+    mixed: bool = False
+    server_seed: str | None = None  # only once the game is over
+    contributions: tuple[str, str] | None = None  # only once the game is over
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +136,11 @@ def game_info(game: Game, over: bool) -> GameInfo:
         game.seed if over else None,
         game.days_per_move,
         game.timeout_action,
+        mixed=game.server_seed is not None,
+        server_seed=game.server_seed if over else None,
+        contributions=(game.seats[0].contribution or "", game.seats[1].contribution or "")
+        if over and game.server_seed is not None
+        else None,
     )
 
 

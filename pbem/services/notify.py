@@ -42,12 +42,20 @@ class Moved:
 
 
 def _header(game: Game, *, over: bool) -> dict[str, Any]:
-    """What a mail template may know of the game: never the seed while it runs."""
+    """What a mail template may know of the game: never a seed while it runs.
+
+    ``mixed``: dealt from both seats' contributions, so the commitment is sha256 of
+    the server's seed, and the game's seed follows from it (docs/record-format.md).
+    """
+    mixed = game.server_seed is not None
     return {
         "public_id": game.public_id,
         "commitment": game.commitment,
         "seats": [{"name": s.name} for s in game.seats],
         "seed": game.seed if over else None,
+        "mixed": mixed,
+        "server_seed": game.server_seed if over and mixed else None,
+        "contributions": [s.contribution or "" for s in game.seats] if over and mixed else None,
         "days_per_move": game.days_per_move,
         "timeout_action": game.timeout_action,
     }
@@ -287,6 +295,8 @@ def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
                 match=after,
                 won=after.winner == seat,
                 record_url=env.record_url(game.public_id),
+                check=env.check_commands(f"jaipur-{game.public_id}.json"),
+                download_url=env.download_url(),
             ),
         )
     if kind == "timeout":

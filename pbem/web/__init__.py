@@ -16,7 +16,7 @@ from ..resources import resource_dir
 from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
-from . import api, csrf, dev, inputs, locale, pages, players, replay, seat
+from . import api, csrf, dev, download, inputs, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
 
@@ -48,13 +48,18 @@ def create_app(
     app.url_map.converters.update(int=inputs.BoundedInt, default=inputs.BoundedString)
     register_filters(app.jinja_env)
     app.jinja_env.globals.update(
-        csrf_token=csrf.token, now=env.clock.now, home_url=lambda: url_for("pages.home")
+        csrf_token=csrf.token,
+        now=env.clock.now,
+        home_url=lambda: url_for("pages.home"),
+        # how to check a record, with this instance's own package (pbem.wheel)
+        download_url=env.download_url,
+        check_commands=env.check_commands,
     )
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
     locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
-    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp):
+    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)
