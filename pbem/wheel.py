@@ -19,6 +19,7 @@ import base64
 import hashlib
 import io
 import os
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -248,6 +249,19 @@ def wheel_bytes() -> bytes:
 _BUILT: dict[Path, Built] = {}
 
 
+def _write(folder: Path, path: Path, version: str, entries: list[Source]) -> None:
+    """Write the wheel under a name of this process's own, rename it into place, and drop
+    the wheels of sources that changed since."""
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{path.name}.{os.getpid()}"
+    with partial.open("wb") as out:
+        write_wheel(out, version, entries)
+    os.replace(partial, path)
+    for old in folder.glob(f"{NAME}-*.whl"):
+        if old != path:
+            old.unlink(missing_ok=True)
+
+
 def built(folder: Path) -> Built:
     """The wheel of the running pbem, built into ``folder`` once for each state of its sources.
 
@@ -261,14 +275,13 @@ def built(folder: Path) -> Built:
     if known is not None and path.is_file():
         return known
     if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / f".{path.name}.{os.getpid()}"
-        with partial.open("wb") as out:
-            write_wheel(out, version_, entries)
-        os.replace(partial, path)
-        for old in folder.glob(f"{NAME}-*.whl"):
-            if old != path:
-                old.unlink(missing_ok=True)
+        try:
+            _write(folder, path, version_, entries)
+        except OSError:  # an instance folder the server may not write: a private temporary one
+            folder = Path(tempfile.gettempdir()) / f"pbem-download-{os.getuid()}"
+            path = folder / path.name
+            if not path.is_file():
+                _write(folder, path, version_, entries)
     data = path.read_bytes()
     made = Built(path, name, version_, hashlib.sha256(data).hexdigest(), len(data))
     _BUILT[path] = made

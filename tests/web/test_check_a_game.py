@@ -245,3 +245,17 @@ def test_following_the_game_page_installs_the_checker_and_the_record_holds(
     assert rebuilt.stdout == served
     print(f"venv, pip install and pbem verify took {took:.1f} s")
     shutil.rmtree(tmp_path / "pbem-check")
+
+
+def test_an_instance_folder_the_server_may_not_write_still_serves_the_wheel(tmp_path, monkeypatch):
+    write = wheel._write
+
+    def refuse(folder, *args):
+        if folder == tmp_path / "download":
+            raise PermissionError(13, "read-only", str(folder))
+        return write(folder, *args)
+
+    monkeypatch.setattr(wheel, "_write", refuse)
+    made = wheel.built(tmp_path / "download")
+    assert made.path.is_file() and not made.path.is_relative_to(tmp_path)
+    assert made.path.read_bytes() == wheel.wheel_bytes()
