@@ -118,7 +118,8 @@ class Vacation(Base):
 
 
 class MoveRow(Base):
-    """One entry of the append-only log; triggers refuse UPDATE and DELETE."""
+    """One entry of the append-only log: triggers refuse UPDATE, DELETE and an INSERT over
+    an existing row (migrations 0001, 0010); the app's role may only SELECT and INSERT."""
 
     __tablename__ = "moves"
     __table_args__ = (
@@ -142,7 +143,9 @@ class MoveRow(Base):
 
 
 class AccessLog(Base):
-    """Every use of a seat link: the evidence an audit of a disputed turn reads."""
+    """Every use of a seat link: the evidence an audit of a disputed turn reads.
+
+    Append-only like the move log, by the same triggers (migration 0010) and grants."""
 
     __tablename__ = "access_log"
     __table_args__ = (Index("access_log_game_at", "game_id", "at"),)
