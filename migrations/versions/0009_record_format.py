@@ -34,5 +34,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("record_format")
+    # A plain DROP COLUMN (SQLite 3.35+ has it): a batch rebuild of ``games`` would copy a
+    # table that the move log and the seats point at, and fail their foreign keys.
+    op.execute("ALTER TABLE games DROP COLUMN record_format")

@@ -165,3 +165,43 @@ def test_0007_splits_queued_addresses_and_makes_stored_names_safe(fresh_database
         assert name_problem(name) is None and name.startswith("Eve")
     finally:
         db.dispose()
+
+
+def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(
+    fresh_database, config
+):
+    """Games that existed before 0009 stay ``jaipur-record/1`` (their logs were hashed so);
+    new ones are version 2; and 0009 goes down again while games have moves."""
+    from pbem.services.env import Env
+
+    url = fresh_database()
+    db = Database(url)
+    env = Env(config=config.with_(database_url=url), db=db)
+    try:
+        migrate.upgrade(db.engine, "0008")
+        with db.engine.begin() as c:
+            c.execute(
+                text(
+                    "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
+                    " status, days_per_move, reminder_after_hours, reminder_every_hours,"
+                    " timeout_action, vacation_days) VALUES ('old1', :t, 'jaipur/1',"
+                    " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
+                ),
+                {"t": datetime(2026, 12, 1, tzinfo=UTC), "c": "ab" * 32},
+            )
+        migrate.upgrade(db.engine)
+        with db.read() as session:
+            old = session.execute(text("SELECT record_format FROM games WHERE public_id = 'old1'"))
+            assert old.scalar() == "jaipur-record/1"
+        row = _one_move(env)
+        with db.read() as session:
+            new = session.execute(
+                text("SELECT record_format FROM games WHERE id = :id"), {"id": row.game_id}
+            )
+            assert new.scalar() == "jaipur-record/2"
+        migrate.downgrade(db.engine, "0008")
+        assert migrate.current_revision(db.engine) == "0008"
+        with db.read() as session:
+            assert session.scalar(text("SELECT count(*) FROM moves")) == 1
+    finally:
+        db.dispose()
