@@ -22,7 +22,8 @@ from ..engine.verify import verify_chain
 from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game
 from .env import Env
-from .errors import NotFound
+from .errors import NotFound, flagged
+from .integrity import Flag, flag_json
 from .log import Client, game_row, use_seat
 from .played import chain_start
 from .replay import Replay, Step, from_game
@@ -62,11 +63,20 @@ class Audit:
     alternatives: list[str] | None
     access: list[Access]
     hidden_reason: Any
+    #: The last move shown when the log stops verifying after it (``GameInfo.verified``).
+    verified: int | None = None
     #: Dealt from player entropy: the commitment is sha256 of the server's seed.
     mixed: bool = False
     #: After the end, for a game dealt from player entropy: how the seed follows.
     server_seed: str | None = None
     contributions: tuple[str, str] | None = None
+
+    @property
+    def flag(self) -> Flag | None:
+        """What the page says of a game whose log does not verify; None for a sound one."""
+        if self.integrity_error is None:
+            return None
+        return Flag(self.integrity_error, self.verified)
 
 
 def _mask(ip: str | None) -> str | None:
@@ -108,8 +118,10 @@ def _access_rows(
 
 
 def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | None) -> Audit:
+    shown = replay.last if replay.broken else None
     if not 1 <= n <= replay.last:
-        raise NotFound(_l("This game has moves 1 to %(last)s.", last=replay.last))
+        refusal = NotFound(_l("This game has moves 1 to %(last)s.", last=replay.last))
+        raise flagged(refusal, game.integrity_error, shown)
     step = replay.all_steps[n - 1]
     entry = replay.moves[n - 1]
     chain_broken, chain_detail = verify_chain(chain_start(game), replay.moves[:n])
@@ -144,6 +156,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         seed=game.seed if open_all else None,
         finished=open_all,
         integrity_error=game.integrity_error,
+        verified=shown,
         viewer_seat=viewer_seat,
         before=before,
         alternatives=alternatives,
@@ -263,7 +276,8 @@ def public_evidence(env: Env, public_id: str, n: int) -> dict[str, Any]:
     replay = open_public(env, public_id).replay
     with env.db.read() as session:
         game = game_row(session, public_id)
-        return evidence(_build(session, game, replay, n, None), replay.moves, *_meta(game))
+        audit = _build(session, game, replay, n, None)
+        return _flagged(evidence(audit, replay.moves, *_meta(game)), audit)
 
 
 def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any]:
@@ -276,4 +290,11 @@ def seat_evidence(env: Env, token: str, n: int, client: Client) -> dict[str, Any
             if replay.finished or game.record_format != RECORD_V1
             else [jaipur.LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in replay.moves]
         )
-        return evidence(audit, moves, *_meta(game))
+        return _flagged(evidence(audit, moves, *_meta(game)), audit)
+
+
+def _flagged(data: dict[str, Any], audit: Audit) -> dict[str, Any]:
+    """Evidence from a game whose log does not verify says so (it holds only moves that do)."""
+    if audit.flag is not None:
+        data["flagged"] = flag_json(audit.flag)
+    return data

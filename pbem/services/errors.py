@@ -15,10 +15,13 @@ from babel.support import LazyProxy
 from ..i18n import lazy_gettext as _l
 from ..i18n import use_reader
 from ..i18n.words import error_text
+from .integrity import Flag
 
 
 class ServiceError(Exception):
     status = 400
+    #: Set on a refusal about a game whose log does not verify: its page shows the flag too.
+    flag: Flag | None = None
 
     def __init__(self, message: Any) -> None:
         super().__init__(message)
@@ -103,6 +106,28 @@ class NotStarted(Conflict):
                 "have accepted it through their links."
             )
         )
+
+
+class Frozen(Conflict):
+    """The game's stored log does not verify (``integrity``): nothing more is logged in it."""
+
+    def __init__(self, error: str, game_id: int | None = None) -> None:
+        super().__init__(
+            _l(
+                "Nothing can be played in this game: its stored log does not verify, so the "
+                "game is frozen until the server's operator has looked into it."
+            )
+        )
+        self.error = error
+        self.game_id = game_id
+        self.flag = Flag(error)
+
+
+def flagged(error: ServiceError, reason: str | None, shown: int | None = None) -> ServiceError:
+    """``error`` with the flag of a game whose log does not verify (if ``reason``)."""
+    if reason is not None and error.flag is None:
+        error.flag = Flag(reason, shown)
+    return error
 
 
 MOVED_ON = _l("The game has moved on since you loaded this page: here is the current position.")

@@ -26,6 +26,7 @@ from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
 from .identity import checked_email, checked_name, player_for
+from .integrity import Flag
 from .log import (
     Client,
     authenticate,
@@ -59,11 +60,25 @@ class GameInfo:
     seed: str | None  # only once the game is over
     days_per_move: int | None
     timeout_action: str
+    #: The last move shown when the log stops verifying after it (the rest is not shown).
+    verified: int | None = None
     #: Dealt from player entropy (docs/record-format.md): the commitment is sha256 of the
     #: server's seed, not of the game's seed, which is HMAC(server seed, both contributions).
     mixed: bool = False
     server_seed: str | None = None  # only once the game is over
     contributions: tuple[str, str] | None = None  # only once the game is over
+
+    @property
+    def flag(self) -> Flag | None:
+        """What a page of a game whose log does not verify says; None for a sound one."""
+        if self.integrity_error is None:
+            return None
+        return Flag(self.integrity_error, self.verified)
+
+    @property
+    def frozen(self) -> bool:
+        """Nothing is played in a game whose log does not verify."""
+        return self.integrity_error is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +140,8 @@ def new_public_id() -> str:
     return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(10))
 
 
-def game_info(game: Game, over: bool) -> GameInfo:
+def game_info(game: Game, over: bool, verified: int | None = None) -> GameInfo:
+    """What pages show of a game: ``over`` publishes the seed; ``verified``: as in ``GameInfo``."""
     return GameInfo(
         game.public_id,
         as_utc(game.created_at),
@@ -136,6 +152,7 @@ def game_info(game: Game, over: bool) -> GameInfo:
         game.seed if over else None,
         game.days_per_move,
         game.timeout_action,
+        verified=verified,
         mixed=game.server_seed is not None,
         server_seed=game.server_seed if over else None,
         contributions=(game.seats[0].contribution or "", game.seats[1].contribution or "")
@@ -389,20 +406,22 @@ def seat_page(
         match = log.match
         now = env.clock.now()
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
+        info = game_info(game, match.is_over, log.n if log.broken else None)
+        playing = not info.frozen  # a frozen game has no turn, no clock and no claim
         return SeatPage(
-            game=game_info(game, match.is_over),
+            game=info,
             seat=seat.seat,
             token=token,
             view=jaipur.seat_view(match, seat.seat),
             entries=log.entries,
             next_n=log.n + 1,
             since=turn_started(game, log.entries),
-            legal_count=len(match.legal_moves()) if match.to_move == seat.seat else 0,
-            clock=current_clock(game, log.entries, match, now),
+            legal_count=len(match.legal_moves()) if playing and match.to_move == seat.seat else 0,
+            clock=current_clock(game, log.entries, match, now) if playing else None,
             away_until=as_utc(away[-1].ends_at) if away else None,
             vacation_left=vacation_left(game, seat),
             mail_mode=seat.mail_mode,
-            can_claim=match.overdue == 1 - seat.seat and game.timeout_action == "claim",
+            can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",
             reader=Reader(seat.language, seat.timezone),
         )
 
@@ -414,7 +433,7 @@ def public_page(env: Env, public_id: str) -> PublicPage:
             return PublicPage(game_info(game, False), None, (), as_utc(game.created_at))
         log = played(env, session, game)
         return PublicPage(
-            game_info(game, log.match.is_over),
+            game_info(game, log.match.is_over, log.n if log.broken else None),
             jaipur.public_view(log.match),
             log.entries,
             turn_started(game, log.entries),
@@ -457,6 +476,6 @@ def legal_moves(env: Env, token: str, client: Client | None = None) -> list[str]
         log = played(env, session, game)
         if client is not None:
             note_use(session, env, game, seat, "api-legal", client, seen_n=log.n)
-        if log.match.to_move != seat.seat:
+        if log.match.to_move != seat.seat or game.integrity_error is not None:
             return []
         return [str(m) for m in log.match.legal_moves()]

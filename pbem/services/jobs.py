@@ -19,6 +19,7 @@ from ..store.models import Game, Seat
 from . import notify
 from .deadlines import reminders_due, turn_clock
 from .env import Env
+from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
 from .log import log_rows, state_of
 from .moves import record_timeout
@@ -32,10 +33,12 @@ class ClockReport:
 
 
 def run_clock(env: Env) -> ClockReport:
-    """Reminders, deadline warnings and timeouts for every running game."""
+    """Reminders, deadline warnings and timeouts for every running game (a frozen one,
+    whose log does not verify, has no clock)."""
     report = ClockReport()
     with env.db.read() as session:
-        ids = list(session.scalars(select(Game.id).where(Game.status == "in_progress")))
+        running = (Game.status == "in_progress", Game.integrity_error.is_(None))
+        ids = list(session.scalars(select(Game.id).where(*running)))
     for game_id in ids:
         _game_clock(env, game_id, report)
     return report
@@ -48,7 +51,10 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         if game is None or game.status != "in_progress":
             return
         rows = log_rows(session, game)
-        match = state_of(env, game, rows)
+        try:
+            match = state_of(env, game, rows)
+        except Frozen:
+            return  # its log stopped verifying: flagged as this transaction commits
         if match.to_move is None:
             return
         seat = match.to_move
@@ -112,12 +118,21 @@ def send_digests(env: Env) -> int:
     waiting: dict[str, dict[str, Any]] = {}
     with env.db.read() as session:
         seats = session.scalars(
-            select(Seat).join(Game).where(Seat.mail_mode == "digest", Game.status == "in_progress")
+            select(Seat)
+            .join(Game)
+            .where(
+                Seat.mail_mode == "digest",
+                Game.status == "in_progress",
+                Game.integrity_error.is_(None),
+            )
         )
         for seat in seats:
             game = seat.game
             rows = log_rows(session, game)
-            match = state_of(env, game, rows)
+            try:
+                match = state_of(env, game, rows)
+            except Frozen:
+                continue  # flagged as this transaction commits; a frozen game waits for no one
             if match.to_move != seat.seat:
                 continue
             clock = current_clock(game, rows, match, now)

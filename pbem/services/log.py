@@ -18,8 +18,9 @@ from ..engine.record import LoggedMove
 from ..i18n import lazy_gettext as _l
 from ..store.models import AccessLog, Game, MoveRow, Seat
 from .env import Env
-from .errors import Forbidden, NotFound, NotStarted
-from .played import cached_match, note_tail
+from .errors import Forbidden, Frozen, NotFound, NotStarted
+from .integrity import chain_prefix, flag, replay_break
+from .played import cached_match, note_tail, seat_names, start
 
 # Prebuilt, so each request only binds parameters to a statement compiled once.
 INSERT_ACCESS = insert(AccessLog.__table__).inline()  # no RETURNING, so pipelined
@@ -67,13 +68,31 @@ def logged_moves(rows: list[MoveRow]) -> list[LoggedMove]:
 
 
 def state_of(env: Env, game: Game, rows: list[MoveRow]) -> Match:
-    """``replay(seed, log)`` of these rows, from the per-process cache when it holds this log."""
+    """``replay(seed, log)`` of these rows, from the per-process cache when it holds this log.
+
+    ``Frozen`` for a flagged game, and for one whose rows do not chain or replay (it is
+    flagged then): what follows from its log is not its state.
+    """
     if not game.dealt:
         raise NotStarted()
+    if game.integrity_error is not None:
+        raise Frozen(game.integrity_error, game.id)
     match = cached_match(env, game, rows)
-    if match is None:
-        match = jaipur.replay_moves(bytes.fromhex(game.seed), logged_moves(rows), game.first_player)
-    return match
+    return match if match is not None else _replayed(game, rows)
+
+
+def _replayed(game: Game, rows: list[MoveRow]) -> Match:
+    """The rows replayed, once each is seen to be the next of the chain."""
+    _, why = chain_prefix(start(game, seat_names(game)).last_hash, rows)
+    if why is None:
+        try:
+            return jaipur.replay_moves(
+                bytes.fromhex(game.seed), logged_moves(rows), game.first_player
+            )
+        except jaipur.ReplayError as exc:
+            why = replay_break(exc)
+    flag(game, why)
+    raise Frozen(why, game.id)
 
 
 def _open_query(lock: bool, vacations: bool) -> Select[Any]:

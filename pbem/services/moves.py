@@ -26,7 +26,8 @@ from ..i18n.notation import parse as parse_in
 from ..store.models import Game, MoveRow, Seat
 from . import notes, notify, ratings
 from .env import Env
-from .errors import MOVED_ON, Conflict, MoveRefused, ServiceError
+from .errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
+from .integrity import keep_flag
 from .links import ReplyClaim
 from .log import (
     Client,
@@ -109,6 +110,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
         with env.db.write() as session:
             game, seat = authenticate(env, session, token)
             log = played(env, session, game)
+            _check_frozen(game)
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
             move = _parse(text, seat.language, log.match, seat.seat)
@@ -120,6 +122,8 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             note_use(session, env, game, seat, "preview", client, seen_n=log.n, detail=str(move))
             return Preview(str(move), words)
     except (MoveRefused, Conflict) as exc:
+        if isinstance(exc, Frozen):
+            keep_flag(env, exc.game_id, exc.error)  # found as this attempt read the log
         record_refusal(
             env,
             env.links.open_seat(token),
@@ -228,6 +232,12 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
         return None  # the seat moved meanwhile, or the timeout is logged already
 
 
+def _check_frozen(game: Game) -> None:
+    """Nothing is logged in a game whose log does not verify (``integrity``)."""
+    if game.integrity_error is not None:
+        raise Frozen(game.integrity_error, game.id)
+
+
 def _check_policy(game: Game, move: jaipur.Move) -> None:
     if isinstance(move, Claim) and game.timeout_action != "claim":
         raise ServiceError(_l("In this game a timeout does not give a win: the game waits."))
@@ -247,6 +257,7 @@ def _append(
         with env.db.write() as session:
             game, seat = opener(session)
             log = played(env, session, game)
+            _check_frozen(game)
             n = log.n + 1
             if expected_n != n:
                 raise Conflict(MOVED_ON)
@@ -288,6 +299,9 @@ def _append(
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except IntegrityError:
         raise Conflict(MOVED_ON) from None
+    except Frozen as exc:  # this transaction was rolled back: the flag is kept on its own
+        keep_flag(env, exc.game_id, exc.error)
+        raise
     except OperationalError as exc:  # SQLite: the other writer held the lock for too long
         if "locked" in str(exc):
             raise Conflict(MOVED_ON) from None

@@ -17,7 +17,7 @@ game's row (``note_tail``); when the cache already ends there, no row is read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -32,6 +32,7 @@ from ..engine.record import Digest
 from ..store.models import Game, MoveRow
 from .env import Env
 from .errors import NotStarted
+from .integrity import entry_break, flag, replay_break
 
 LOG_COLUMNS = (
     MoveRow.n,
@@ -74,12 +75,17 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """The position after the whole log, and the log narrated for pages."""
+    """The position after the whole log, and the log narrated for pages.
+
+    With ``broken``, only the log as far as it verifies: the row after the last entry
+    does not extend the chain or does not replay, and ``broken`` says why.
+    """
 
     start: str  # hash_0 of the chain (``chain_start``)
     names: tuple[str, str]
     match: Match
     entries: tuple[Entry, ...]
+    broken: str | None = None
 
     @property
     def n(self) -> int:
@@ -118,6 +124,25 @@ class Played:
                 after = before.apply(move, row.seat)
             except MoveError as exc:
                 raise jaipur.ReplayError(row.n, row.move, exc) from None
+            words = narrate(before, move, row.seat, self.names[row.seat])
+            played = played.then(after, words, row)
+        return played
+
+    def checked(self, rows: Sequence[Any]) -> Played:
+        """This log extended by ``rows`` as far as each is the next of the chain and
+        replays; at the first that is not, the log ends there, with ``broken`` set."""
+        played = self
+        for row in rows:
+            why = entry_break(played.last_hash, played.n + 1, row)
+            if why is not None:
+                return replace(played, broken=why)
+            before = played.match
+            try:
+                move = jaipur.parse_move(row.move)
+                after = before.apply(move, row.seat)
+            except MoveError as exc:
+                error = jaipur.ReplayError(row.n, row.move, exc)
+                return replace(played, broken=replay_break(error))
             words = narrate(before, move, row.seat, self.names[row.seat])
             played = played.then(after, words, row)
         return played
@@ -183,14 +208,16 @@ def played(env: Env, session: Session, game: Game) -> Played:
             return cached
         rows = _rows_from(session, game, max(cached.n, 1))
         if cached.n == 0:
-            result = cached.extended(rows)
+            result = cached.checked(rows)
         elif rows and rows[0].n == cached.n and rows[0].hash == cached.last_hash:
-            result = cached.extended(rows[1:])
+            result = cached.checked(rows[1:])
         else:  # not the log this process replayed: never trust it
-            result = start(game, names).extended(_rows_from(session, game, 1))
+            result = start(game, names).checked(_rows_from(session, game, 1))
     else:
-        result = start(game, names).extended(_rows_from(session, game, 1))
-    if result is not cached:
+        result = start(game, names).checked(_rows_from(session, game, 1))
+    if result.broken is not None:
+        flag(game, result.broken)  # and never cached: each read finds the break again
+    elif result is not cached:
         env.cache.put(game.id, result)
     return result
 

@@ -24,7 +24,7 @@ from ..mail import compose, outbox
 from ..store.models import AccessLog, Player, SignInLink
 from . import ratelimit
 from .env import Env
-from .errors import BadRequest, Forbidden, NotFound
+from .errors import BadRequest, Forbidden, Frozen, NotFound
 from .games import current_clock, turn_started
 from .identity import EMAIL, checked_name, normal_email, player_for, seats_of
 from .log import Client, log_rows, state_of
@@ -346,6 +346,27 @@ class MyGames:
     finished: list[MyGame]
 
 
+#: What the list says of a game whose log does not verify (its pages say what broke).
+FROZEN = _l("frozen: its stored log does not verify")
+
+
+def _frozen(game: Any, seat: int, opponent: str, rows: list[Any], link: str) -> MyGame:
+    """A game whose log does not verify, listed as such: no turn, no clock, no result."""
+    return MyGame(
+        game.public_id,
+        seat,
+        opponent,
+        "frozen",
+        False,
+        len(rows),
+        None,
+        turn_started(game, rows),
+        None,
+        FROZEN,
+        link,
+    )
+
+
 def my_games(env: Env, player_id: int) -> MyGames:
     """The player's games: waiting for their move first, then for the opponent, then done."""
     now = env.clock.now()
@@ -376,7 +397,11 @@ def my_games(env: Env, player_id: int) -> MyGames:
                     )
                 )
                 continue
-            match = state_of(env, game, rows)
+            try:
+                match = state_of(env, game, rows)
+            except Frozen:
+                out.append(_frozen(game, seat.seat, opponent, rows, env.seat_url(token)))
+                continue
             clock = current_clock(game, rows, match, now)
             result = None
             if match.is_over:

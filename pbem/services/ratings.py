@@ -47,6 +47,7 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
 
 def rebuild(env: Env) -> int:
     """Recompute every rating from the finished games, in the order they finished."""
+    from .errors import Frozen
     from .log import log_rows, state_of
 
     with env.db.write() as session:
@@ -54,14 +55,21 @@ def rebuild(env: Env) -> int:
         session.execute(update(Game).values(rated_at=None))
         finished = list(
             session.scalars(
-                select(Game).where(Game.status == "finished").order_by(Game.finished_at, Game.id)
+                select(Game)  # a game whose log does not verify is not rated
+                .where(Game.status == "finished", Game.integrity_error.is_(None))
+                .order_by(Game.finished_at, Game.id)
             )
         )
+        rated = 0
         for game in finished:
-            match = state_of(env, game, log_rows(session, game))
+            try:
+                match = state_of(env, game, log_rows(session, game))
+            except Frozen:
+                continue  # its log stopped verifying: flagged, and left out
             assert match.winner is not None
             rate(session, game, match.winner, game.finished_at or game.created_at)
-        return len(finished)
+            rated += 1
+        return rated
 
 
 @dataclass(frozen=True, slots=True)

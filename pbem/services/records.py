@@ -15,8 +15,10 @@ from ..engine.verify import Verification
 from ..i18n import lazy_gettext as _l
 from ..store.models import Game, MoveRow
 from .env import Env
-from .errors import BadRequest, Forbidden, NotStarted
-from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access, state_of
+from .errors import BadRequest, Forbidden, NotStarted, flagged
+from .integrity import Flag, flag_json
+from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access
+from .played import Played, played
 
 
 def export_record(
@@ -33,7 +35,8 @@ def export_record(
         else:
             raise BadRequest(_l("name a game or a seat"))
         rows = log_rows(session, game)
-        match = state_of(env, game, rows)
+        log = played(env, session, game)  # as far as the log verifies (flagged where not)
+        match = log.match
         if seat is not None:
             record_access(
                 session,
@@ -46,9 +49,11 @@ def export_record(
                 key_version=seat.key_version,
             )
         if match.is_over:
-            return full_record(game, rows, match).to_json()
+            final = None if log.broken else match  # no result for a log that stops verifying
+            return _flagged(full_record(game, rows, final).to_json(), game, log)
         if seat is None:
-            raise Forbidden(_l("The record is published when the game ends."))
+            refusal = Forbidden(_l("The record is published when the game ends."))
+            raise flagged(refusal, game.integrity_error, log.n if log.broken else None)
         moves = logged_moves(rows)
         if game.record_format == jaipur.RECORD_V1:  # bare hashes of hidden cards: withheld
             moves = [LoggedMove(m.n, m.move, m.seat, m.at, m.hash) for m in moves]
@@ -68,7 +73,16 @@ def export_record(
             "seat": seat.seat,
             **jaipur.views.view_to_json(jaipur.seat_view(match, seat.seat)),
         }
-        return data
+        return _flagged(data, game, log)
+
+
+def _flagged(data: dict[str, Any], game: Game, log: Played) -> dict[str, Any]:
+    """A record of a game whose log does not verify says so: its moves are as stored, for
+    anyone to check (``pbem verify`` fails on them as the server did), and ``flagged`` says
+    what broke and how far the log verifies."""
+    if game.integrity_error is not None:
+        data["flagged"] = flag_json(Flag(game.integrity_error, log.n if log.broken else None))
+    return data
 
 
 def _players(game: Game) -> list[dict[str, Any]]:
@@ -127,5 +141,7 @@ def operator_record(env: Env, public_id: str) -> dict[str, Any]:
     with env.db.read() as session:
         game = game_row(session, public_id)
         rows = log_rows(session, game)
-        match = state_of(env, game, rows)
-        return full_record(game, rows, match if match.is_over else None).to_json()
+        log = played(env, session, game)
+        over = log.match.is_over and log.broken is None
+        record = full_record(game, rows, log.match if over else None).to_json()
+        return _flagged(record, game, log)

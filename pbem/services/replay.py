@@ -23,6 +23,7 @@ from ..engine.record import LoggedMove
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import error_text
 from .errors import Forbidden, NotFound
+from .integrity import chain_prefix, flag, replay_break
 
 ALL = "all"
 
@@ -74,6 +75,10 @@ class Replay:
     extras: list[dict[str, Any]] = field(default_factory=list)  # at, source, message per move
     finished: bool = False
     states: list[Match] = field(default_factory=list)
+    #: Every perspective at every step: a record file carries its seed, so nothing is hidden.
+    public: bool = False
+    #: Why the moves after these are not shown (a stored log that stops verifying there).
+    broken: str | None = None
 
     def __post_init__(self) -> None:
         self.states = list(jaipur.replay_states(self.seed, self.moves, self.first_player))
@@ -85,7 +90,7 @@ class Replay:
 
     def perspectives(self, viewer_seat: int | None) -> list[str]:
         """What this viewer may choose: a running game shows only the viewer's own seat."""
-        if self.finished:
+        if self.finished or self.public:
             return [ALL, "0", "1"]
         if viewer_seat is None:
             return []
@@ -191,7 +196,8 @@ class Replay:
 
 
 def from_record(record: jaipur.Record) -> Replay:
-    """A replay of a record file; it needs the seed, so only a finished game's record."""
+    """A replay of a record file; it needs the seed, so only a finished game's record
+    (or an evidence file after the end). Moves that do not replay end it: ``broken``."""
     seed = record.seed_bytes
     if seed is None:
         raise Forbidden(
@@ -204,33 +210,67 @@ def from_record(record: jaipur.Record) -> Replay:
     for p in record.players:
         if p.get("seat") in (0, 1) and p.get("name"):
             names[p["seat"]] = str(p["name"])
+
+    def replay(moves: list[LoggedMove]) -> Replay:
+        extras = [{"at": m.at} for m in moves]
+        return Replay((names[0], names[1]), seed, record.first_player, moves, extras, public=True)
+
+    moves = list(record.moves)
     try:
-        return Replay(
-            (names[0], names[1]),
-            seed,
-            record.first_player,
-            list(record.moves),
-            [{"at": m.at} for m in record.moves],
-        )
+        return replay(moves)
     except jaipur.ReplayError as exc:
-        raise NotFound(_l("The record does not replay: %(why)s", why=str(exc))) from None
+        shown = _playable(seed, moves, record.first_player)
+        truncated = replay(moves[:shown])
+        truncated.broken = replay_break(exc)
+        return truncated
+
+
+def _playable(seed: bytes, moves: list[LoggedMove], first_player: int | None) -> int:
+    """How many of ``moves``, from the first, replay."""
+    states = jaipur.replay_states(seed, moves, first_player)
+    next(states)  # the deal
+    count = 0
+    try:
+        for _state in states:
+            count += 1
+    except jaipur.ReplayError:
+        pass
+    return count
 
 
 def from_game(game: Any, rows: list[Any]) -> Replay:
-    """A replay of a stored game (the seed stays on the server; frames show only views)."""
+    """A replay of a stored game (the seed stays on the server; frames show only views).
+
+    Only as far as the log verifies: at the first row that does not chain or replay the
+    replay ends, ``broken`` says why, and the game is flagged (``integrity``).
+    """
     from .errors import NotStarted
     from .log import logged_moves
-    from .played import seat_names
+    from .played import seat_names, start
 
     if not game.dealt:
         raise NotStarted()
-    return Replay(
-        seat_names(game),
-        bytes.fromhex(game.seed),
-        game.first_player,
-        logged_moves(rows),
-        [{"at": r.at, "source": r.source, "message": r.message} for r in rows],
-    )
+    names = seat_names(game)
+
+    def replay(kept: list[Any]) -> Replay:
+        return Replay(
+            names,
+            bytes.fromhex(game.seed),
+            game.first_player,
+            logged_moves(kept),
+            [{"at": r.at, "source": r.source, "message": r.message} for r in kept],
+        )
+
+    shown, broken = chain_prefix(start(game, names).last_hash, rows)
+    try:
+        result = replay(rows[:shown])
+    except jaipur.ReplayError as exc:  # numbered as it should be: the chain holds so far
+        broken = replay_break(exc)
+        result = replay(rows[: exc.n - 1])
+    if broken is not None:
+        result.broken = broken
+        flag(game, broken)
+    return result
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +289,7 @@ class Branch:
 
 def explore(replay: Replay, n: int, tries: list[str]) -> Branch:
     """Play ``tries`` from step ``n`` of a finished game; nothing of it is stored anywhere."""
-    if not replay.finished:
+    if not (replay.finished or replay.public):
         raise Forbidden(_l("The what-if explorer opens when the game is over."))
     if not 0 <= n <= replay.last:
         raise NotFound(_l("This game has moves 0 to %(last)s.", last=replay.last))

@@ -26,7 +26,7 @@ from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store.models import Game, InboundMail
 from . import moves, notes, notify
 from .env import Env
-from .errors import ServiceError
+from .errors import Frozen, ServiceError
 from .links import ReplyClaim
 from .log import Client, log_rows, state_of
 
@@ -152,9 +152,14 @@ def _refuse(
         if game is not None and 0 <= claim.seat < len(game.seats):
             seat_row = game.seats[claim.seat]
             view = legal = None
+            match = None
             if game.dealt:
                 rows = log_rows(session, game)
-                match = state_of(env, game, rows)
+                try:
+                    match = state_of(env, game, rows)
+                except Frozen as exc:  # no position to show: its log does not verify
+                    reason = exc.text
+            if match is not None:
                 if match.is_over:
                     reason = GAME_OVER
                 elif claim.n != len(rows) + 1 and seat_row.key_version == claim.key_version:

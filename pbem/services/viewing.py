@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..i18n import lazy_gettext as _l
 from .env import Env
-from .errors import Forbidden
+from .errors import Forbidden, flagged
 from .games import GameInfo, game_info
 from .log import Client, game_row, log_rows, use_seat
 from .replay import Replay, from_game
@@ -21,21 +21,26 @@ class Opened:
 
 
 def open_public(env: Env, public_id: str) -> Opened:
-    with env.db.read() as session:
+    """A finished game's replay; a game whose log does not verify is shown only as far as it
+    does (and flagged), and counts as finished only if that much of it is."""
+    with env.db.read() as session:  # committed before any refusal: a flag found here is kept
         game = game_row(session, public_id)
         replay = from_game(game, log_rows(session, game))
-        if not replay.finished:
-            raise Forbidden(
-                _l(
-                    "The replay of a running game is open only to its players: "
-                    "use the link in your mail. Everyone can replay it once it ends."
-                )
+        info = game_info(game, True, replay.last if replay.broken else None)
+    if not replay.finished:
+        refusal = Forbidden(
+            _l(
+                "The replay of a running game is open only to its players: "
+                "use the link in your mail. Everyone can replay it once it ends."
             )
-        return Opened(replay, game_info(game, True), None)
+        )
+        raise flagged(refusal, info.integrity_error, info.verified)
+    return Opened(replay, info, None)
 
 
 def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, action, client)
         replay = from_game(game, rows)
-        return Opened(replay, game_info(game, replay.finished), seat.seat)
+        shown = replay.last if replay.broken else None
+        return Opened(replay, game_info(game, replay.finished, shown), seat.seat)

@@ -16,6 +16,7 @@ from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
 from ..services import games, moves
 from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
+from ..services.integrity import flag_json
 from . import inputs
 from .client import client
 from .context import services
@@ -25,6 +26,8 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 def error_json(error: ServiceError) -> Any:
     body: dict[str, Any] = {"error": error.message, "status": error.status}
+    if error.flag is not None:  # a game whose log does not verify: frozen, and why
+        body["flagged"] = flag_json(error.flag)
     if isinstance(error, MoveRefused):
         body["code"] = getattr(error.error, "code", None)
         body["params"] = getattr(error.error, "params", {})
@@ -79,6 +82,7 @@ def seat() -> Any:
                 "opponent_accepted": page.opponent_accepted,
             }
         )
+    flag = page.game.flag
     return jsonify(
         {
             "game": page.game.public_id,
@@ -87,7 +91,9 @@ def seat() -> Any:
             "status": page.game.status,
             "commitment": page.game.commitment,
             "next_n": page.next_n,
-            "your_turn": page.view.my_turn,
+            "your_turn": page.view.my_turn and flag is None,  # a frozen game has no turn
+            # a game whose log does not verify: what broke, how far it does; null if sound
+            "flagged": flag_json(flag) if flag is not None else None,
             "view": view_to_json(page.view),
             "moves": [
                 {

@@ -15,6 +15,7 @@ from ..services.errors import BadRequest
 from . import inputs
 from .client import client
 from .context import services
+from .replay import flag_headers
 
 bp = Blueprint("pages", __name__)
 
@@ -88,7 +89,10 @@ def record(public_id: str) -> Response:
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="jaipur-{public_id}.json"'},
+        headers={
+            "Content-Disposition": f'attachment; filename="jaipur-{public_id}.json"',
+            **flag_headers(data),
+        },
     )
 
 

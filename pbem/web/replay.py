@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import re
 from collections.abc import Callable
 from datetime import timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +23,18 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..clock import Clock, SystemClock
 from ..config import Config
-from ..engine import RecordError, load_record, position_json, public_view
+from ..engine import RecordError, Verification, load_record, position_json, public_view, verify
 from ..i18n import lazy_gettext as _l
 from ..services import audit, ratelimit, viewing
-from ..services.errors import BadRequest, NotFound
+from ..services.errors import BadRequest, NotFound, ServiceError
+from ..services.integrity import Flag
 from ..services.replay import ALL, Replay, explore, from_record
 from . import inputs
 from .client import client
 from .context import services
 
 bp = Blueprint("replay", __name__)
+log = logging.getLogger(__name__)
 
 
 def _step(replay: Replay, default: int) -> int:
@@ -52,15 +57,21 @@ def render_replay(
     audit: Callable[[int], str] | None,
     record_link: str | None = None,
     whatif: Callable[[int], str] | None = None,
-    integrity_error: str | None = None,
+    flag: Flag | None = None,
 ) -> Any:
-    allowed = replay.perspectives(viewer_seat)
-    default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
-    perspective = inputs.text(
-        request.args, "as", limit=8, default=default if default in allowed else allowed[0]
-    )
-    n = _step(replay, replay.last)
-    frame = replay.frame(n, perspective, viewer_seat)
+    """A step of a replay; every refusal on the way (no such step, a perspective not
+    open to this viewer) carries the flag too, so a broken log never reads as a plain 404."""
+    try:
+        allowed = replay.perspectives(viewer_seat)
+        default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
+        fallback = default if default in allowed or not allowed else allowed[0]
+        perspective = inputs.text(request.args, "as", limit=8, default=fallback)
+        n = _step(replay, replay.last)
+        frame = replay.frame(n, perspective, viewer_seat)
+    except ServiceError as exc:
+        if exc.flag is None:
+            exc.flag = flag
+        raise
     return render_template(
         "web/replay.html",
         replay=replay,
@@ -76,19 +87,30 @@ def render_replay(
         n=n,
         perspective=perspective,
         names=replay.names,
-        whatif=whatif if replay.finished else None,
-        integrity_error=integrity_error,
+        whatif=whatif if replay.finished or replay.public else None,
+        flag=flag,
     )
 
 
 def render_whatif(
-    replay: Replay, *, title: str, here: Callable[..., str], back: Callable[[int], str]
+    replay: Replay,
+    *,
+    title: str,
+    here: Callable[..., str],
+    back: Callable[[int], str],
+    flag: Flag | None = None,
 ) -> Any:
-    n = _step(replay, 0)
-    branch = explore(replay, n, inputs.texts(request.args, "try"))
+    try:
+        n = _step(replay, 0)
+        branch = explore(replay, n, inputs.texts(request.args, "try"))
+    except ServiceError as exc:
+        if exc.flag is None:
+            exc.flag = flag
+        raise
     return render_template(
         "web/whatif.html",
         b=branch,
+        flag=flag,
         title=title,
         names=replay.names,
         here=here,
@@ -109,17 +131,20 @@ def public_whatif(public_id: str) -> Any:
         title=f"{names[0]} vs {names[1]}",
         here=lambda **q: url_for("replay.public_whatif", public_id=public_id, **q),
         back=lambda n: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": "all"}),
+        flag=opened.game.flag,
     )
 
 
 @bp.get("/r/<digest>/whatif")
 def record_whatif(digest: str) -> Any:
-    replay = from_record(_stored(digest))
+    opened = _opened(digest)
+    replay = opened.replay
     return render_whatif(
         replay,
         title=f"{replay.names[0]} vs {replay.names[1]}",
         here=lambda **q: url_for("replay.record_whatif", digest=digest, **q),
         back=lambda n: url_for("replay.record_replay", digest=digest, n=n, **{"as": "all"}),
+        flag=opened.flag,
     )
 
 
@@ -135,7 +160,7 @@ def public_replay(public_id: str) -> Any:
         audit=lambda n: url_for("replay.public_audit", public_id=public_id, n=n),
         record_link=url_for("pages.record", public_id=public_id),
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
-        integrity_error=opened.game.integrity_error,
+        flag=opened.game.flag,
     )
 
 
@@ -149,7 +174,7 @@ def seat_replay(token: str) -> Any:
         viewer_seat=opened.viewer_seat,
         nav=lambda n, p: url_for("replay.seat_replay", token=token, n=n, **{"as": p}),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
-        integrity_error=opened.game.integrity_error,
+        flag=opened.game.flag,
     )
 
 
@@ -170,20 +195,64 @@ def _keeping() -> tuple[Config, Clock]:
     return (env.config, env.clock) if env is not None else (Config(), SystemClock())
 
 
-def store_record(data: bytes) -> str:
-    """Keep a finished game's record (it is public) under its SHA-256; return the digest.
+class Opened:
+    """A record file read, verified and replayed: what every page of it shows."""
 
-    Uploads are kept ``upload_days`` (the file's time is set from the app's clock),
-    and at most ``upload_max_files`` files and ``upload_max_bytes`` in all: each
-    upload first drops what has expired, then the oldest beyond those bounds.
+    __slots__ = ("data", "flag", "replay", "report")
+
+    def __init__(self, data: bytes, replay: Replay, report: Verification) -> None:
+        self.data = data  #: the bytes as uploaded: the download serves exactly these
+        self.replay = replay
+        self.report = report
+        self.flag = _record_flag(report, replay)
+
+
+def _record_flag(report: Verification, replay: Replay) -> Flag | None:
+    """What the pages of a record file that fails verification say: the check that broke."""
+    failure = report.first_failure
+    if failure is None:
+        return None
+    return Flag(f"{failure.name}: {failure.detail}", replay.last if replay.broken else None, True)
+
+
+def read_record(data: bytes) -> Opened:
+    """Read, verify and replay a record file; ``BadRequest`` for anything that is not one.
+
+    The loader's ``RecordError`` says what is wrong with the file. A file that makes the
+    reader itself fail (too deep for the parser, or a type the loader did not expect) is
+    refused the same way, never answered with a 500; the latter is logged, as a bug.
     """
     if inputs.json_depth(data) > RECORD_DEPTH:
         raise BadRequest(_l("That file is not a game record: %(why)s", why="nested too deeply"))
     try:
         record = load_record(data)
-    except (RecordError, RecursionError) as exc:
+        report = verify(record)
+    except RecordError as exc:
         raise BadRequest(_l("That file is not a game record: %(why)s", why=str(exc))) from None
-    from_record(record)  # refuses a record without a seed, or one that does not replay
+    except RecursionError:
+        raise BadRequest(
+            _l("That file is not a game record: %(why)s", why="nested too deeply")
+        ) from None
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        log.warning("a record file the reader could not handle", exc_info=True)
+        why = f"it could not be read ({type(exc).__name__})"
+        raise BadRequest(_l("That file is not a game record: %(why)s", why=why)) from None
+    # refuses a record without a seed (a player's view of a running game)
+    return Opened(data, from_record(record), report)
+
+
+def store_record(data: bytes) -> str:
+    """Keep a game's record file (it is public) under its SHA-256; return the digest.
+
+    One that fails verification is kept too, and shown as failing on every page of it:
+    someone holding a doubtful record wants to see where it breaks. One that is not a
+    record at all is refused here.
+
+    Uploads are kept ``upload_days`` (the file's time is set from the app's clock),
+    and at most ``upload_max_files`` files and ``upload_max_bytes`` in all: each
+    upload first drops what has expired, then the oldest beyond those bounds.
+    """
+    read_record(data)
     config, clock = _keeping()
     now = clock.now().timestamp()
     digest = hashlib.sha256(data).hexdigest()
@@ -221,7 +290,9 @@ def prune_uploads(folder: Path, config: Config, now: float, keep: Path | None = 
     return removed
 
 
-def _stored(digest: str) -> Any:
+def _opened(digest: str) -> Opened:
+    """The stored record file ``digest``, read and verified (once per process: a file
+    named by its own hash never changes)."""
     if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
         raise NotFound(_l("There is no such record."))
     path = uploads() / f"{digest}.json"
@@ -229,7 +300,15 @@ def _stored(digest: str) -> Any:
     expired = clock.now().timestamp() - timedelta(days=config.upload_days).total_seconds()
     if not path.is_file() or path.stat().st_mtime < expired:
         raise NotFound(_l("There is no such record here (uploads are not kept forever)."))
-    return load_record(path.read_bytes())
+    return _read_stored(str(path), digest)
+
+
+@lru_cache(maxsize=16)
+def _read_stored(path: str, digest: str) -> Opened:
+    data = Path(path).read_bytes()
+    if hashlib.sha256(data).hexdigest() != digest:  # changed on disk: never shown as it
+        raise NotFound(_l("There is no such record."))
+    return read_record(data)
 
 
 @bp.post("/records")
@@ -251,8 +330,8 @@ def upload() -> Any:
 
 @bp.get("/r/<digest>")
 def record_replay(digest: str) -> Any:
-    record = _stored(digest)
-    replay = from_record(record)
+    opened = _opened(digest)
+    replay = opened.replay
     return render_replay(
         replay,
         title=f"{replay.names[0]} vs {replay.names[1]} (record file)",
@@ -261,14 +340,33 @@ def record_replay(digest: str) -> Any:
         audit=None,
         record_link=url_for("replay.record_file", digest=digest),
         whatif=lambda n: url_for("replay.record_whatif", digest=digest, n=n),
+        flag=opened.flag,
     )
+
+
+#: What may go into a header from a check's name (the rest of the words stay in the file).
+_HEADER_SAFE = re.compile(r"[^a-z0-9 _-]")
 
 
 @bp.get("/r/<digest>.json")
 def record_file(digest: str) -> Any:
-    record = _stored(digest)
+    """The file exactly as it was uploaded, so that ``pbem verify`` on it finds what the
+    pages say. One that fails verification says so where a downloader sees it: in the
+    file's name, and (for programs) in ``X-Pbem-Verification``; it is not rewritten."""
+    opened = _opened(digest)
+    failure = opened.report.first_failure
+    if failure is None:
+        name, verdict = f"jaipur-record-{digest[:12]}.json", "passes"
+    else:
+        name = f"jaipur-record-{digest[:12]}-FAILS-VERIFICATION.json"
+        verdict = "fails: " + _HEADER_SAFE.sub("", failure.name.lower())[:40]
     return current_app.response_class(
-        json.dumps(record.to_json(), indent=1) + "\n", mimetype="application/json"
+        opened.data,
+        mimetype="application/json",
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "X-Pbem-Verification": verdict,
+        },
     )
 
 
@@ -279,8 +377,14 @@ def _json_download(data: dict[str, Any], name: str) -> Any:
     return current_app.response_class(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers={"Content-Disposition": f'attachment; filename="{name}"', **flag_headers(data)},
     )
+
+
+def flag_headers(data: dict[str, Any]) -> dict[str, str]:
+    """A download from a game whose log does not verify says so to programs too (the file
+    itself says it in its ``flagged`` member)."""
+    return {"X-Pbem-Verification": "fails: the stored log"} if "flagged" in data else {}
 
 
 @bp.get("/g/<public_id>/audit/<int:n>")

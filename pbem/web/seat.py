@@ -15,6 +15,7 @@ from . import inputs
 from .client import client
 from .context import services
 from .locale import for_seat, remember
+from .replay import flag_headers
 
 bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
 
@@ -164,6 +165,7 @@ def export(token: str) -> Response:
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",
         headers={
-            "Content-Disposition": f'attachment; filename="jaipur-{data["game_id"]}-mine.json"'
+            "Content-Disposition": f'attachment; filename="jaipur-{data["game_id"]}-mine.json"',
+            **flag_headers(data),
         },
     )
