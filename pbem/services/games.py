@@ -207,7 +207,7 @@ def create_game(
 
     With ``await_players`` (games started on the web) the server's seed is only
     committed to: the game is dealt when both players have accepted, each adding
-    random bytes of their own (FORMAT.md §1), so not even the server chooses the deal.
+    random bytes of their own (docs/record-format.md §1.3), so not even the server chooses the deal.
 
     A ``client`` (a game started on the home page) is rate-limited, and so is
     every address it would mail: else the home page mails anyone, with a

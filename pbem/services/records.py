@@ -1,4 +1,4 @@
-"""Exporting records and verifying stored games (FORMAT.md §4).
+"""Exporting records and verifying stored games (docs/record-format.md §4).
 
 A game whose stored log no longer verifies is flagged, never silently repaired.
 """
@@ -90,7 +90,7 @@ def _players(game: Game) -> list[dict[str, Any]]:
 
 
 def contributions(game: Game) -> tuple[bytes, bytes] | None:
-    """Both seats' random bytes, once the game was dealt from them (FORMAT.md §1)."""
+    """Both seats' random bytes, once the game was dealt from them (docs/record-format.md §1.3)."""
     if game.server_seed is None:
         return None
     return (

@@ -52,7 +52,7 @@ class Frame:
     round_number: int
     view: jaipur.SeatView | None  # for a seat's perspective
     public: jaipur.PublicView  # what anyone sees (scores of goods tokens, counts…)
-    full: dict[str, Any] | None  # the omniscient position (FORMAT.md §5), "all" only
+    full: dict[str, Any] | None  # the omniscient position (record-format.md §5.3), "all" only
     round_ended: jaipur.RoundResult | None
     seals: tuple[int, int]
     game_over: bool

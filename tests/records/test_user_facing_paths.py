@@ -1,0 +1,33 @@
+"""Nothing a person who clones or installs pbem reads may send them to files they do not
+have: the developers' notes kept beside the checkout. The rules and the formats are
+published in docs/ instead."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_no_user_facing_file_points_at_the_developers_files():
+    """What a person who installs or clones pbem reads must not send them to files they
+    do not have: the developers' notes beside the checkout."""
+    banned = re.compile(r"\.\./shared|shared/seeds|FORMAT\.md|RULES\.md")
+    suffixes = {".py", ".md", ".html", ".txt", ".po", ".pot", ".toml", ".json", ".cfg", ".js"}
+    files = [ROOT / "README.md"]
+    for folder in ("docs", "templates", "pbem"):
+        files += [
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix in suffixes and "__pycache__" not in p.parts
+        ]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for path in files
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if banned.search(line)
+    ]
+    assert not offenders, offenders
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/record-format.md" in readme and "docs/rules.md" in readme
