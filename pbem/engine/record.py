@@ -310,7 +310,7 @@ def _hex(value: Any, what: str, nbytes: int | None, lower_only: bool) -> str | N
 def _seat(value: Any, what: str) -> int | None:
     if value is None:
         return None
-    if value not in (0, 1) or isinstance(value, bool):
+    if type(value) is not int or value not in (0, 1):  # not True, not 1.0
         raise RecordError(f"{what} must be 0 or 1")
     return int(value)
 
@@ -399,8 +399,12 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         if not isinstance(contributions, list) or len(contributions) != 2:
             raise RecordError("'contributions' must be a list of two hex strings")
         contributions = tuple(_hex(c, "a contribution", None, strict) for c in contributions)
-        if any(len(c) < 2 * rng.MIN_CONTRIBUTION_BYTES for c in contributions):  # type: ignore[arg-type]
-            raise RecordError(f"a contribution must be at least {rng.MIN_CONTRIBUTION_BYTES} bytes")
+        low, high = 2 * rng.MIN_CONTRIBUTION_BYTES, 2 * rng.MAX_CONTRIBUTION_BYTES
+        if not all(low <= len(c) <= high for c in contributions):  # type: ignore[arg-type]
+            raise RecordError(
+                f"a contribution must be {rng.MIN_CONTRIBUTION_BYTES} to "
+                f"{rng.MAX_CONTRIBUTION_BYTES} bytes"
+            )
     players = data.get("players") or []
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         raise RecordError("'players' must be a list of objects")

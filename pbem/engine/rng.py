@@ -18,6 +18,8 @@ T = TypeVar("T")
 RULES = "jaipur/1"
 SEED_BYTES = 32
 MIN_CONTRIBUTION_BYTES = 16
+#: A browser's or a phrase's bytes are cut to this many (records refuse longer ones).
+MAX_CONTRIBUTION_BYTES = 64
 
 
 class Stream:

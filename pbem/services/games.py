@@ -306,7 +306,7 @@ def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
         except ValueError:
             raw = b""
         if len(raw) >= rng.MIN_CONTRIBUTION_BYTES:
-            return raw[:64]
+            return raw[: rng.MAX_CONTRIBUTION_BYTES]
     phrase = (phrase or "").strip()
     if len(phrase) < 4:
         raise BadRequest(

@@ -114,7 +114,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
             move = _parse(text, seat.language, log.match, seat.seat)
-            _check_policy(game, move)
+            _check_policy(game, move, "preview")
             try:
                 words = preview(log.match, move, seat.seat)
             except MoveError as exc:
@@ -238,7 +238,12 @@ def _check_frozen(game: Game) -> None:
         raise Frozen(game.integrity_error, game.id)
 
 
-def _check_policy(game: Game, move: jaipur.Move) -> None:
+def _check_policy(game: Game, move: jaipur.Move, source: str) -> None:
+    """What the game's settings and the log's authorship allow beyond the rules."""
+    if isinstance(move, Timeout) and source != "timeout":
+        raise ServiceError(
+            _l("Only the server's clock records a timeout, when a move's time runs out.")
+        )
     if isinstance(move, Claim) and game.timeout_action != "claim":
         raise ServiceError(_l("In this game a timeout does not give a win: the game waits."))
 
@@ -263,7 +268,7 @@ def _append(
                 raise Conflict(MOVED_ON)
             before = log.match
             move = make_move(seat, before)
-            _check_policy(game, move)
+            _check_policy(game, move, source)
             try:
                 after = before.apply(move, seat.seat)
             except MoveError as exc:

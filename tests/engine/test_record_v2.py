@@ -322,3 +322,23 @@ def test_the_fast_canonical_text_is_json_dumps_of_the_position_in_any_order(seed
     order.shuffle(states)
     for s in states:
         assert canonical_position(s) == canonical_json(position_json(s))
+
+
+@pytest.mark.parametrize("seat", [1.0, 0.0, True, "1"])
+def test_a_seat_written_as_anything_but_the_integer_is_not_a_record(finished, seat):
+    data = _json(finished)
+    data["moves"][0]["seat"] = seat
+    with pytest.raises(RecordError, match="0 or 1"):
+        load_record(data)
+    data = _json(finished)
+    data["first_player"] = seat
+    with pytest.raises(RecordError, match="0 or 1"):
+        load_record(data)
+
+
+@pytest.mark.parametrize("size", [15, 65])
+def test_a_contribution_outside_16_to_64_bytes_is_not_a_record(finished, size):
+    data = _json(finished)
+    data["server_seed"], data["contributions"] = "00" * 32, ["ab" * size, "cd" * 16]
+    with pytest.raises(RecordError, match="16 to 64 bytes"):
+        load_record(data)
