@@ -1,8 +1,9 @@
-"""Configuration from the environment (DESIGN.md, "Configuration").
+"""Configuration from the environment, read here and nowhere else in the package.
 
 Development needs nothing set: a SQLite file and a generated secret key in the
 instance folder, and mail kept in the dev inbox. Production must say
-``PBEM_ENV=production`` and give a secret key and an SMTP server.
+``PBEM_ENV=production`` and give a secret key and an SMTP server. Every setting is
+listed in README.md, "Configuration".
 """
 
 from __future__ import annotations
@@ -86,6 +87,26 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Intervals:
+    """Seconds between runs of each scheduler job (``PBEM_<JOB>_EVERY``)."""
+
+    deliver: int = 15
+    clock: int = 60
+    digest: int = 600
+    imap: int = 60
+    purge: int = 3600
+
+    @classmethod
+    def from_env(cls) -> Intervals:
+        return cls(
+            **{
+                name: _int(f"PBEM_{name.upper()}_EVERY", str(default))
+                for name, default in vars(cls()).items()
+            }
+        )
+
+
+@dataclass(frozen=True)
 class Config:
     env: str = "development"
     instance_path: Path = field(default_factory=lambda: Path.cwd() / "instance")
@@ -118,6 +139,16 @@ class Config:
     upload_days: int = 7
     upload_max_files: int = 500
     upload_max_bytes: int = 100 * 1024 * 1024
+    #: Replayed positions kept per process (0 turns the cache off; the load benchmark
+    #: measures both).
+    replay_cache: int = 512
+    #: The scheduler's job intervals.
+    every: Intervals = field(default_factory=Intervals)
+    #: The PostgreSQL role the application runs as, granted its privileges by
+    #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
+    database_app_role: str = ""
+    #: Whether PBEM_BASE_URL was set: ``pbem serve`` points links at itself otherwise.
+    base_url_given: bool = False
 
     def reply_to(self, token: str) -> str:
         local, _, domain = self.reply_address.partition("@")
@@ -151,6 +182,15 @@ def _int(name: str, default: str) -> int:
         return int(os.environ.get(name, default))
     except ValueError:
         raise ConfigError(f"{name} must be a number") from None
+
+
+def templates_auto_reload() -> bool:
+    """Whether mail templates are re-read when their file changes (development only).
+
+    Read from PBEM_ENV here because mail is rendered by ``mail.compose`` for the use
+    cases, which pass no Config down to it.
+    """
+    return os.environ.get("PBEM_ENV", "development") == "development"
 
 
 def from_env() -> Config:
@@ -210,4 +250,8 @@ def from_env() -> Config:
         smtp_user=os.environ.get("PBEM_SMTP_USER", ""),
         smtp_password=os.environ.get("PBEM_SMTP_PASSWORD", ""),
         smtp_tls=tls,
+        replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
+        every=Intervals.from_env(),
+        database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
+        base_url_given=bool(os.environ.get("PBEM_BASE_URL")),
     )

@@ -8,14 +8,15 @@ so a restart, an overlap or a second scheduler sends nothing twice.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
+import click
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from .cli_env import ready_env
 from .leadership import Leadership
 from .mail.delivery import backend_for
 from .services import jobs, ratelimit
@@ -23,12 +24,6 @@ from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
 
-#: Seconds between runs of each job (PBEM_DELIVER_EVERY etc. override them).
-DELIVER_EVERY = int(os.environ.get("PBEM_DELIVER_EVERY", "15"))
-CLOCK_EVERY = int(os.environ.get("PBEM_CLOCK_EVERY", "60"))
-DIGEST_EVERY = int(os.environ.get("PBEM_DIGEST_EVERY", "600"))
-IMAP_EVERY = int(os.environ.get("PBEM_IMAP_EVERY", "60"))
-PURGE_EVERY = int(os.environ.get("PBEM_PURGE_EVERY", "3600"))
 
 
 def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
@@ -45,17 +40,19 @@ def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
 
 
 def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
+    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.)."""
     backend = backend_for(env.config)
+    every = env.config.every
     job_list: list[tuple[str, Callable[[], Any], int]] = [
-        ("deliver", lambda: jobs.deliver_mail(env, backend), DELIVER_EVERY),
-        ("clock", lambda: jobs.run_clock(env), CLOCK_EVERY),
-        ("digest", lambda: jobs.send_digests(env), DIGEST_EVERY),
-        ("limits", lambda: ratelimit.purge(env), PURGE_EVERY),  # ended rate-limit windows
+        ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
+        ("clock", lambda: jobs.run_clock(env), every.clock),
+        ("digest", lambda: jobs.send_digests(env), every.digest),
+        ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
     ]
     if env.config.imap_host:
-        from .mail.receiver import poll_imap
+        from .receiver import poll_imap
 
-        job_list.append(("imap", lambda: poll_imap(env), IMAP_EVERY))
+        job_list.append(("imap", lambda: poll_imap(env), every.imap))
     for name, job, seconds in job_list:
         scheduler.add_job(
             _guarded(name, job),
@@ -93,3 +90,12 @@ def start_in_background(env: Env) -> BackgroundScheduler:
     add_jobs(scheduler, env)
     scheduler.start()
     return scheduler
+
+
+@click.command("scheduler")
+def scheduler_command() -> None:
+    """Run the jobs: deliver mail, remind, warn, time out, digests (one process of its own)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    env = ready_env()
+    click.echo(f"pbem scheduler: mail by {env.config.mail_backend}; Ctrl+C stops it")
+    run_forever(env)

@@ -6,15 +6,15 @@ it uses its own Jinja environment rather than Flask's request-bound one.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from ..config import templates_auto_reload
 from ..i18n import install_gettext
-from ..present import register_filters
 from ..resources import resource_dir
+from ..templating import register_filters
 
 
 @lru_cache(maxsize=1)
@@ -28,7 +28,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
         # Only a developer edits templates under a running server; elsewhere, checking
         # each template's file on every mail is four stat calls a mail for nothing.
-        auto_reload=os.environ.get("PBEM_ENV", "development") == "development",
+        auto_reload=templates_auto_reload(),
     )
     register_filters(env)
     install_gettext(env)

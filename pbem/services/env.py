@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from ..clock import Clock, SystemClock
@@ -26,13 +25,11 @@ class Env:
 
     @classmethod
     def from_config(cls, config: Config, clock: Clock | None = None) -> Env:
-        # PBEM_REPLAY_CACHE=0 turns the cache off (the load benchmark measures both)
-        size = int(os.environ.get("PBEM_REPLAY_CACHE", "512"))
         return cls(
             config=config,
             db=Database(config.database_url),
             clock=clock or SystemClock(),
-            cache=ReplayCache(size),
+            cache=ReplayCache(config.replay_cache),
         )
 
     # Paths of the pages that mails and the CLI link to; the web blueprints serve these.

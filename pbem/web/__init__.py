@@ -1,28 +1,44 @@
-"""The Flask app: ``create_app()`` builds it; blueprints per area, thin views over services."""
+"""The Flask app: ``create_app()`` builds it; blueprints per area, thin views over services.
+
+The same factory builds the replay viewer of ``pbem view FILE`` (``record=...``): one
+record, no database, no configuration.
+"""
 
 from __future__ import annotations
 
 import gc
 import logging
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template, request, url_for
+from flask import Flask, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
+from ..clock import SystemClock
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
-from ..present import register_filters
 from ..resources import resource_dir
 from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
+from ..templating import register_filters
 from . import api, csrf, dev, download, inputs, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
 
 def create_app(
-    config: Config | None = None, env: Env | None = None, check_schema: bool = True
+    config: Config | None = None,
+    env: Env | None = None,
+    check_schema: bool = True,
+    *,
+    record: bytes | None = None,
 ) -> Flask:
+    """The server's app on ``env`` (or one built from ``config``, or from the environment);
+    with ``record``, the viewer of that one record file instead (which must have its seed):
+    no database and no settings, only the replay pages of that record."""
+    if record is not None:
+        return _viewer_app(record)
     if env is None:
         env = Env.from_config(config or from_env())
     config = env.config
@@ -125,6 +141,45 @@ def create_app(
         n = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     return app
+
+
+def _viewer_app(record: bytes) -> Flask:
+    """``pbem view FILE``: the replay blueprint alone, over a throw-away instance folder.
+
+    A ``ServiceError`` from a record that is not one propagates, so the command can say so.
+    """
+    app = Flask(
+        __name__,
+        template_folder=str(resource_dir("templates")),
+        static_folder=str(resource_dir("static")),
+        instance_path=tempfile.mkdtemp(prefix="pbem-view-"),
+    )
+    app.config.update(SECRET_KEY="pbem-view", PBEM_DEV=False)
+    register_filters(app.jinja_env)
+    locale.init_app(app)
+    app.jinja_env.globals.update(csrf_token=csrf.token)
+    app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
+    app.register_blueprint(replay.bp)
+    with app.app_context():
+        digest = replay.store_record(record)
+
+    @app.get("/")
+    def index() -> Any:
+        return redirect(url_for("replay.record_replay", digest=digest))
+
+    app.jinja_env.globals["home_url"] = lambda: url_for("replay.record_replay", digest=digest)
+    app.jinja_env.globals["now"] = SystemClock().now
+    app.register_error_handler(Exception, _viewer_error)
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    return app
+
+
+def _viewer_error(error: Exception) -> Any:
+    if isinstance(error, ServiceError):
+        return render_template("web/error.html", error=error), error.status
+    if isinstance(error, HTTPException):
+        return error
+    raise error
 
 
 #: What a visitor reads for each of werkzeug's refusals; anything else reads as a 400.

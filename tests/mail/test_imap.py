@@ -9,7 +9,7 @@ from __future__ import annotations
 import socketserver
 import threading
 
-from pbem.mail.receiver import poll_imap
+from pbem.receiver import poll_imap
 from tests.mail.play import new_game
 from tests.mail.test_replies import log_of, reply, reply_to_of, state
 

@@ -17,7 +17,7 @@ from sqlalchemy import func, select, text, update
 from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
-from pbem.mail.receiver import ReceiverController
+from pbem.receiver import ReceiverController
 from pbem.services import games, jobs, players
 from pbem.services.errors import BadRequest
 from pbem.services.log import Client
@@ -146,12 +146,12 @@ def test_settings_refuse_a_hostile_display_name(env, name):
 
 
 def test_the_cli_refuses_a_hostile_name(env, monkeypatch):
-    from pbem import server_cli
+    from pbem.admin import games as game_commands
 
-    monkeypatch.setattr(server_cli, "_ready_env", lambda: env)
+    monkeypatch.setattr(game_commands, "ready_env", lambda: env)
     before = _counts(env)
     result = CliRunner().invoke(
-        server_cli.new_game,
+        game_commands.new_game,
         ["--player", "Ada <ada@example.test>", "--player", "Bo\u202e <bo@example.test>"],
     )
     assert result.exit_code != 0

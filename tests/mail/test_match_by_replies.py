@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
-from pbem.mail.receiver import ReceiverController
+from pbem.receiver import ReceiverController
 from pbem.services import games, jobs, records
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.mail.conftest import free_port

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from pbem.engine import load_record, replay, verify
 from pbem.mail.inbound import split_reply
-from pbem.mail.receiver import ReceiverController
+from pbem.receiver import ReceiverController
 from pbem.services import games, records, replies
 from pbem.store.models import MoveRow
 from tests.helpers import mails

@@ -151,7 +151,7 @@ def test_every_evidence_file_matches_the_schema(client, env, finished, running):
 
 def test_the_demo_games_records_match_the_schema(monkeypatch, tmp_path, database_url):
     from pbem.cli import main
-    from pbem.server_cli import _env
+    from pbem.cli_env import command_env as _env
 
     monkeypatch.setenv("PBEM_DATABASE_URL", database_url)
     monkeypatch.setenv("PBEM_INSTANCE_PATH", str(tmp_path))

@@ -146,7 +146,7 @@ def test_the_server_offers_the_code_it_runs_as_a_valid_wheel(client, env):
     package = Path(wheel.__file__).parent
     assert archive.read("pbem/wheel.py") == (package / "wheel.py").read_bytes()
     for needed in (
-        "pbem/offline.py",
+        "pbem/record_tools.py",
         "pbem/_data/templates/web/download.html",
         "pbem/_data/migrations/env.py",
         "pbem/translations/el/LC_MESSAGES/messages.mo",

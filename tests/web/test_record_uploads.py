@@ -16,7 +16,7 @@ import pytest
 
 from pbem.engine import load_record, replay_states, verify
 from pbem.services import games, log, moves, records
-from pbem.web.viewer import create_viewer_app
+from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game
 from tests.web.crawl import crawl
@@ -54,7 +54,7 @@ def _upload(client, data: bytes, csrf: str | None = None) -> Any:
 
 def _viewer_crawl(data: bytes):
     """Every page ``pbem view`` serves for ``data``, reached by following links from ``/``."""
-    app = create_viewer_app(data)
+    app = create_app(record=data)
     return crawl(app.test_client, ["/"], lambda url: not url.startswith("/static/"))
 
 
@@ -177,7 +177,7 @@ def _with(record: Any, path: tuple[Any, ...], value: Any) -> Any:
 def test_a_record_with_any_field_of_a_wrong_type_is_refused_or_shown_never_a_500(short):
     """Every field of a real record (the header, the first moves) set to values of every
     type: each upload is refused (400, 403) or opened, and every page of it answers."""
-    app = create_viewer_app(json.dumps(short).encode())  # no rate limit, no CSRF: one user
+    app = create_app(record=json.dumps(short).encode())  # no rate limit, no CSRF: one user
     app.config["PROPAGATE_EXCEPTIONS"] = False
     c = app.test_client()
     opened = 0

@@ -186,10 +186,10 @@ def test_pbem_view_serves_a_record_without_a_database(env, finished, tmp_path):
     from click.testing import CliRunner
 
     from pbem.cli import main
-    from pbem.web.viewer import create_viewer_app
+    from pbem.web import create_app
 
     data = json.dumps(records.operator_record(env, finished)).encode()
-    app = create_viewer_app(data)
+    app = create_app(record=data)
     c = app.test_client()
     start = c.get("/")
     assert start.status_code == 302

@@ -1,5 +1,9 @@
-"""``pbem inbound``: an SMTP or LMTP receiver (aiosmtpd) for replies, handed mail by a
-mail server such as Postfix, and the optional IMAP mailbox poller.
+"""The inbound mail entry point, ``pbem inbound``: an SMTP or LMTP receiver (aiosmtpd) for
+replies, handed mail by a mail server such as Postfix, and the optional IMAP mailbox poller.
+
+It sits beside the web app, the CLI and the scheduler, above the services: it plays a
+reply through ``services.replies``, so it cannot live in ``mail/``, which the services
+call to compose and deliver (see docs/architecture.md, "Layers").
 
 Only addresses of the reply form are accepted at RCPT time; each accepted mail is
 handled by ``services.replies.handle_mail`` in a worker thread, so a slow database
@@ -11,15 +15,18 @@ from __future__ import annotations
 import asyncio
 import imaplib
 import logging
+import time
 from typing import Any
 
+import click
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
-from ..services.env import Env
-from ..services.replies import handle_mail
-from .inbound import reply_tokens
+from .cli_env import ready_env
+from .mail.inbound import reply_tokens
+from .services.env import Env
+from .services.replies import handle_mail
 
 log = logging.getLogger("pbem.inbound")
 #: Mail larger than this is refused in the SMTP conversation itself; smaller mail over
@@ -97,3 +104,26 @@ def poll_imap(env: Env, limit: int = 50) -> int:
             imap.store(number, "+FLAGS", "\\Seen")
             handled += 1
     return handled
+
+
+@click.command("inbound")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8025, show_default=True)
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (as Postfix's lmtp transport wants).")
+def inbound_command(host: str, port: int, lmtp: bool) -> None:
+    """Receive replies over SMTP or LMTP and play the moves they carry."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    env = ready_env()
+    controller = ReceiverController(env, host, port, lmtp=lmtp)
+    controller.start()
+    click.echo(
+        f"pbem inbound: {'LMTP' if lmtp else 'SMTP'} on {host}:{port} for "
+        f"{env.config.reply_to('*')}; Ctrl+C stops it"
+    )
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()

@@ -1,4 +1,5 @@
-"""Presentation helpers shared by web pages and mails (Jinja filters, time and card text)."""
+"""What the templates of pages and mails share: Jinja filters, times, card and move texts,
+and the texts that explain a deal's commitment and how to check a record."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
         raise click.UsageError("name record files, or --game GAME_ID")
     worst = 0  # 0 every file holds, 1 a check failed, 2 a file is not a record
     if game_ids:
-        from .server_cli import verify_stored  # the database is needed only here
+        from .admin.games import verify_stored  # the database is needed only here
 
         if not all([verify_stored(game_id) for game_id in game_ids]):
             worst = 1
@@ -157,4 +157,4 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
     sys.exit(worst)
 
 
-OFFLINE_COMMANDS = (replay_command, moves_command, verify_command)
+COMMANDS = (replay_command, moves_command, verify_command)

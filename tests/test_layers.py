@@ -1,0 +1,148 @@
+"""The import graph of ``pbem/``: layers point down only (docs/architecture.md, "Layers").
+
+Read with ``ast`` from the source, so every import counts, those inside functions too:
+a lazy import is still a dependency, and a cycle through one is still a cycle. Only the
+imports under ``if TYPE_CHECKING:`` are left out: they name types and never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pbem"
+
+#: The entry points, side by side above the services.
+ENTRY_POINTS = ("pbem.web", "pbem.cli", "pbem.admin", "pbem.scheduler", "pbem.receiver")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+MODULES = _modules()
+
+
+def _imported(name: str, path: Path) -> Iterator[str]:
+    """Every module named by an import in ``path``, absolute, as written."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def _pbem_module(imported: str) -> str | None:
+    """The module of ``pbem/`` an import reaches (a name imported from a module is that
+    module), or None for anything outside the package."""
+    while imported:
+        if imported in MODULES:
+            return imported
+        imported = imported.rpartition(".")[0]
+    return None
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        targets = {_pbem_module(i) for i in _imported(name, path)}
+        graph[name] = {t for t in targets if t and t != name}
+        graph[name] |= {i for i in _imported(name, path) if not i.startswith("pbem")}
+    return graph
+
+
+GRAPH = _graph()
+
+
+def _inside(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(layer + ".")
+
+
+def _pbem_edges(module: str) -> set[str]:
+    return {t for t in GRAPH[module] if t in MODULES}
+
+
+def _is_submodule_of_package(module: str, target: str) -> bool:
+    """A package's ``__init__`` and its own submodules may import each other (``from .
+    import api`` there, ``from . import csrf`` here): that is one unit, not a cycle
+    between layers."""
+    return _inside(target, module) or _inside(module, target)
+
+
+def test_there_is_no_import_cycle_in_pbem() -> None:
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(_pbem_edges(module)):
+            if _is_submodule_of_package(module, target):
+                continue
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(MODULES):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def _offences(layer: str, forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _inside(module, layer)
+        for target in GRAPH[module]
+        if any(_inside(target, f) for f in forbidden)
+    )
+
+
+def test_the_engine_imports_nothing_of_pbem_and_no_server_library() -> None:
+    others = tuple(m for m in MODULES if not _inside(m, "pbem.engine") and m != "pbem")
+    assert not _offences("pbem.engine", (*others, "flask", "sqlalchemy", "alembic", "jinja2"))
+
+
+def test_mail_only_composes_and_delivers() -> None:
+    assert not _offences("pbem.mail", ("pbem.services", *ENTRY_POINTS))
+
+
+def test_services_import_no_entry_point() -> None:
+    assert not _offences("pbem.services", ENTRY_POINTS)
+
+
+def test_the_store_imports_no_service_and_no_entry_point() -> None:
+    assert not _offences("pbem.store", ("pbem.services", "pbem.mail", *ENTRY_POINTS))
+
+
+@pytest.mark.parametrize("layer", ["pbem.engine", "pbem.store", "pbem.mail", "pbem.services"])
+def test_each_layer_exists(layer: str) -> None:
+    """The checks above hold for something: a renamed layer would pass them all empty."""
+    assert any(_inside(m, layer) for m in MODULES)
