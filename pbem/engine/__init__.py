@@ -5,7 +5,7 @@ Everything else in pbem trusts this package and re-implements no rule.
 
 from .cards import CARDS, GOODS, Card
 from .errors import IllegalMoveError, InvalidMoveError, MoveError
-from .match import Match, Outcome, Status
+from .match import Match, Outcome, Status, Termination
 from .moves import MATCH_ACTIONS, Claim, Exchange, Move, Resign, Sell, TakeCamels, TakeGood, Timeout
 from .notation import format_move, move_line, parse_move
 from .position import position_digest, position_hash, position_json
@@ -33,7 +33,18 @@ from .record import (
 )
 from .round import Round, RoundResult
 from .verify import Check, Verification, verify, verify_chain
-from .views import OpenPlayer, OwnPlayer, PublicView, SeatView, public_view, seat_view
+from .views import (
+    FullView,
+    Observation,
+    OpenPlayer,
+    OwnPlayer,
+    PublicView,
+    SeatView,
+    Viewer,
+    observe,
+    public_view,
+    seat_view,
+)
 
 __all__ = [
     "CARDS",
@@ -47,12 +58,14 @@ __all__ = [
     "Check",
     "Claim",
     "Exchange",
+    "FullView",
     "IllegalMoveError",
     "InvalidMoveError",
     "LoggedMove",
     "Match",
     "Move",
     "MoveError",
+    "Observation",
     "OpenPlayer",
     "Outcome",
     "OwnPlayer",
@@ -68,8 +81,10 @@ __all__ = [
     "Status",
     "TakeCamels",
     "TakeGood",
+    "Termination",
     "Timeout",
     "Verification",
+    "Viewer",
     "build_record",
     "chain_hash",
     "chain_start",
@@ -77,6 +92,7 @@ __all__ = [
     "load_record",
     "log_move",
     "move_line",
+    "observe",
     "parse_move",
     "position_digest",
     "position_digester",

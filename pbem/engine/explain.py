@@ -46,7 +46,7 @@ def _account(before: Match, move: Move, seat: int, name: str | None) -> Account:
         return Account(move, seat, name, match_won=after.winner == seat)
     after = before.apply(move, seat)
     r0: Round = before.round
-    r1 = r0.apply(move, seat)
+    r1 = after.shown_round  # the round as this move left it, even if it ended it
     camels = refill = 0
     won: tuple[int, ...] = ()
     bonus: bool | None = None
@@ -60,7 +60,7 @@ def _account(before: Match, move: Move, seat: int, name: str | None) -> Account:
             bonus = False
     if isinstance(move, TakeGood | TakeCamels):
         refill = r0.deck_size - r1.deck_size
-    ended = after.results != before.results
+    ended = after.ended_result
     return Account(
         move,
         seat,
@@ -70,7 +70,7 @@ def _account(before: Match, move: Move, seat: int, name: str | None) -> Account:
         bonus=bonus,
         refill=refill,
         hand_after=r1.hand_size(seat) if name is None and r1.end is None else None,
-        round_end=after.results[-1].end if ended else None,
+        round_end=ended.end if ended is not None else None,
         match_won=after.is_over and after.winner == seat,
     )
 

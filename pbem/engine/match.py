@@ -4,7 +4,10 @@
 then ``apply`` for each logged move. When a move ends a round, the round is
 scored at once and, unless the match is decided, the next one is dealt, so
 the state after any move is always either a round in progress or a finished
-match.
+match. The match keeps each finished round as it ended (``rounds``), and the
+round the last move ended (``ended_round``), so nobody rebuilds one by
+re-applying a move, and it says how it ended (``outcome()``), so nobody reads
+it from strings.
 """
 
 from __future__ import annotations
@@ -25,12 +28,35 @@ class Status(StrEnum):
     FINISHED = "finished"
 
 
+class Termination(StrEnum):
+    """How a match ends (a ``timeout`` entry ends nothing: it opens the way to a claim)."""
+
+    SEALS = "seals"  # a player won its second seal
+    RESIGNATION = "resignation"  # a player resigned
+    CLAIM = "claim"  # a player claimed the win after the other's timeout
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished match ended."""
+    """How a finished match ended: pages and mails ask this, they read no strings."""
 
     winner: int
     seals: tuple[int, int]
+    termination: Termination = Termination.SEALS
+
+    @property
+    def loser(self) -> int:
+        return 1 - self.winner
+
+    @property
+    def resigned(self) -> int | None:
+        """The seat that resigned, if the match ended so."""
+        return self.loser if self.termination is Termination.RESIGNATION else None
+
+    @property
+    def claimed(self) -> int | None:
+        """The seat that claimed the win on time, if the match ended so."""
+        return self.winner if self.termination is Termination.CLAIM else None
 
 
 class Match:
@@ -38,11 +64,13 @@ class Match:
 
     __slots__ = (
         "claimed",
+        "ended_round",
         "first_player",
         "overdue",
         "resigned",
         "results",
         "round",
+        "rounds",
         "seals",
         "seed",
         "winner",
@@ -51,6 +79,8 @@ class Match:
     seed: bytes
     first_player: int
     results: tuple[RoundResult, ...]
+    rounds: tuple[Round, ...]  # each finished round as it ended, in step with ``results``
+    ended_round: Round | None  # the round the last move ended, as it ended (else None)
     seals: tuple[int, int]
     round: Round
     winner: int | None
@@ -70,6 +100,8 @@ class Match:
         m.seed = seed
         m.first_player = starter
         m.results = ()
+        m.rounds = ()
+        m.ended_round = None
         m.seals = (0, 0)
         m.round = Round.deal(seed, 1, starter)
         m.winner = None
@@ -96,10 +128,33 @@ class Match:
     def round_number(self) -> int:
         return self.round.number
 
-    def outcome(self) -> Outcome | None:
+    @property
+    def shown_round(self) -> Round:
+        """The round to draw after the last move: the one it ended, as it ended, if it
+        ended one (not the next deal), else the round in progress."""
+        return self.round if self.ended_round is None else self.ended_round
+
+    @property
+    def ended_result(self) -> RoundResult | None:
+        """How the round the last move ended was scored, if it ended one."""
+        return None if self.ended_round is None else self.results[-1]
+
+    @property
+    def termination(self) -> Termination | None:
         if self.winner is None:
             return None
-        return Outcome(self.winner, self.seals)
+        if self.resigned is not None:
+            return Termination.RESIGNATION
+        if self.claimed is not None:
+            return Termination.CLAIM
+        return Termination.SEALS
+
+    def outcome(self) -> Outcome | None:
+        """How the match ended, or None while it runs."""
+        termination = self.termination
+        if termination is None or self.winner is None:
+            return None
+        return Outcome(self.winner, self.seals, termination)
 
     def legal_moves(self) -> list[Move]:
         return [] if self.winner is not None else self.round.legal_moves()
@@ -137,18 +192,14 @@ class Match:
         m.seed = self.seed
         m.first_player = self.first_player
         m.results = self.results
+        m.rounds = self.rounds
+        m.ended_round = None
         m.seals = self.seals
         m.round = self.round
         m.winner = None
         m.resigned = None
         m.overdue = self.overdue
         m.claimed = None
-        return m
-
-    def with_round(self, round_: Round) -> Match:
-        """This match showing another round (a replay draws a round as it ended)."""
-        m = self._copy()
-        m.round, m.winner, m.resigned, m.claimed = round_, self.winner, self.resigned, self.claimed
         return m
 
     def _match_action(self, kind: type, seat: int | None) -> Match:
@@ -171,8 +222,11 @@ class Match:
         return m
 
     def _finish_round(self) -> None:
-        result = self.round.result()
+        ended = self.round
+        result = ended.result()
         self.results = (*self.results, result)
+        self.rounds = (*self.rounds, ended)
+        self.ended_round = ended
         if result.seal is not None:
             seals = list(self.seals)
             seals[result.seal] += 1

@@ -6,16 +6,55 @@ opponent's hand, bonus values or the deck order by forgetting to blank a field.
 
 Herd sizes are open to everyone: every camel taken and given back is a public move,
 so anyone who counts knows both herds; hiding them helped only those who count.
+
+``observe(match, viewer)`` is the one observer (OpenSpiel's ``observation(state,
+player)``): the live game and every step of a replay, round results included, are
+seen through it. Everything (both hands, the deck, the bonus piles) is shown only
+once the match is over or its seed is published; the engine refuses it otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
-from .cards import BONUS_SIZES, GOODS, Card
-from .match import Match
-from .round import RoundResult
+from .cards import BONUS_SIZES, CARDS, GOODS, HAND_LIMIT, Card
+from .match import Match, Outcome
+from .round import Round, RoundResult
+
+
+class Viewer(StrEnum):
+    """Who looks: a seat, a spectator, or everyone once nothing is hidden any more."""
+
+    SEAT_0 = "0"
+    SEAT_1 = "1"
+    PUBLIC = "public"
+    ALL = "all"
+
+    @classmethod
+    def seat(cls, seat: int) -> Viewer:
+        if seat not in (0, 1):
+            raise ValueError("a seat is 0 or 1")
+        return cls.SEAT_0 if seat == 0 else cls.SEAT_1
+
+
+class HiddenError(ValueError):
+    """The whole position was asked for while it is still hidden (the match runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BonusPile:
+    """A bonus pile as a page labels it: the sale size it rewards, and whether larger
+    sales draw from it too (the last pile: "5+")."""
+
+    size: int
+    left: int
+    or_more: bool
+
+
+#: The canonical card order (docs/record-format.md §3), for pages that sort cards.
+CARD_ORDER: tuple[str, ...] = tuple(c.word for c in CARDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +67,15 @@ class OpenPlayer:
     herd: int
     goods_tokens: tuple[int, ...]
     bonus_count: int
+
+    @property
+    def known_rupees(self) -> int:
+        """What everybody can count of this player's rupees: goods tokens only."""
+        return sum(self.goods_tokens)
+
+    @property
+    def bonus_known(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +96,19 @@ class OwnPlayer:
     def rupees(self) -> int:
         return sum(self.goods_tokens) + sum(self.bonus_tokens)
 
+    @property
+    def known_rupees(self) -> int:
+        return self.rupees
+
+    @property
+    def bonus_known(self) -> bool:
+        return True
+
+    @property
+    def hand_limit(self) -> int:
+        """How many cards a hand may hold (pages show "3 of 7" without knowing the rule)."""
+        return HAND_LIMIT
+
 
 @dataclass(frozen=True, slots=True)
 class Table:
@@ -65,6 +126,12 @@ class Table:
     tokens: dict[Card, tuple[int, ...]]  # goods tokens left per good, top first
     bonus_left: dict[int, int]  # how many bonus tokens each pile still has
     results: tuple[RoundResult, ...]  # rounds already scored
+
+    @property
+    def bonus_piles(self) -> tuple[BonusPile, ...]:
+        """The bonus piles with what is left of each, labelled as the rules reward them."""
+        last = BONUS_SIZES[-1]
+        return tuple(BonusPile(s, self.bonus_left[s], s == last) for s in BONUS_SIZES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +159,75 @@ class PublicView:
     players: tuple[OpenPlayer, OpenPlayer]
 
 
-def _table(match: Match) -> Table:
-    r = match.round
+@dataclass(frozen=True, slots=True)
+class FullView:
+    """Everything, once nothing is hidden: both hands and bonus values, the deck, the piles."""
+
+    table: Table
+    players: tuple[OwnPlayer, OwnPlayer]
+    deck: tuple[Card, ...]  # the draw pile, top first
+    bonus: dict[int, tuple[int, ...]]  # each bonus pile's tokens left, top first
+
+
+View = SeatView | PublicView | FullView
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One viewer's sight of one moment: the view of the board, the round the move that
+    led here ended (scored, as the board shows it), and how the match ended."""
+
+    viewer: Viewer
+    view: View
+    round_ended: RoundResult | None
+    outcome: Outcome | None
+
+    def player(self, seat: int) -> OwnPlayer | OpenPlayer:
+        """Seat ``seat`` as this viewer knows it."""
+        view = self.view
+        if isinstance(view, SeatView):
+            return view.me if view.me.seat == seat else view.opponent
+        return view.players[seat]
+
+
+def may_see_all(match: Match, *, seed_published: bool = False) -> bool:
+    """Whether the whole position may be shown: the match is over, or its seed is out
+    (a record file carries it), so there is nothing left to hide."""
+    return seed_published or match.is_over
+
+
+def observe(
+    match: Match, viewer: Viewer, *, seed_published: bool = False, step: bool = False
+) -> Observation:
+    """What ``viewer`` may know of ``match``: the one observer of the live game and replays.
+
+    With ``step``, the board of a replay step: a move that ended a round shows that round
+    as it ended, not the next deal. ``HiddenError`` for ``Viewer.ALL`` while hidden.
+    """
+    r = match.shown_round if step else match.round
+    if viewer is Viewer.ALL:
+        if not may_see_all(match, seed_published=seed_published):
+            raise HiddenError("the position is hidden while the match runs")
+        view: View = FullView(
+            _table(match, r),
+            (_own_player(r, 0), _own_player(r, 1)),
+            r.deck_cards(),
+            {size: r.bonus_left(size) for size in BONUS_SIZES},
+        )
+    elif viewer is Viewer.PUBLIC:
+        view = PublicView(_table(match, r), (_open_player(r, 0), _open_player(r, 1)))
+    else:
+        seat = 0 if viewer is Viewer.SEAT_0 else 1
+        view = SeatView(_table(match, r), _own_player(r, seat), _open_player(r, 1 - seat))
+    ended = match.ended_result if step else None
+    return Observation(viewer, view, ended, match.outcome())
+
+
+def _table(match: Match, r: Round) -> Table:
+    """The open table of round ``r`` of ``match`` (the round in play, or one as it ended)."""
     return Table(
         round=r.number,
-        to_move=match.to_move,
+        to_move=None if match.winner is not None else r.to_move,
         round_over=r.is_over,
         game_over=match.is_over,
         winner=match.winner,
@@ -110,8 +241,17 @@ def _table(match: Match) -> Table:
     )
 
 
-def _open_player(match: Match, seat: int) -> OpenPlayer:
-    r = match.round
+def _own_player(r: Round, seat: int) -> OwnPlayer:
+    return OwnPlayer(
+        seat=seat,
+        hand=r.hand(seat),
+        herd=r.herds[seat],
+        goods_tokens=r.goods_won[seat],
+        bonus_tokens=r.bonus_won[seat],
+    )
+
+
+def _open_player(r: Round, seat: int) -> OpenPlayer:
     return OpenPlayer(
         seat=seat,
         hand_size=r.hand_size(seat),
@@ -126,19 +266,13 @@ def seat_view(match: Match, seat: int) -> SeatView:
     if seat not in (0, 1):
         raise ValueError("a seat is 0 or 1")
     r = match.round
-    me = OwnPlayer(
-        seat=seat,
-        hand=r.hand(seat),
-        herd=r.herds[seat],
-        goods_tokens=r.goods_won[seat],
-        bonus_tokens=r.bonus_won[seat],
-    )
-    return SeatView(_table(match), me, _open_player(match, 1 - seat))
+    return SeatView(_table(match, r), _own_player(r, seat), _open_player(r, 1 - seat))
 
 
 def public_view(match: Match) -> PublicView:
     """What a spectator may know now."""
-    return PublicView(_table(match), (_open_player(match, 0), _open_player(match, 1)))
+    r = match.round
+    return PublicView(_table(match, r), (_open_player(r, 0), _open_player(r, 1)))
 
 
 def view_to_json(view: SeatView | PublicView) -> dict[str, Any]:

@@ -99,7 +99,7 @@ class Played:
 
     def then(self, after: Match, words: Account, row: LogRow | Any) -> Played:
         """This log with one more entry whose position and words are already known."""
-        ended = after.results[-1] if len(after.results) > len(self.match.results) else None
+        ended = after.ended_result
         entry = Entry(
             row.n,
             row.seat,

@@ -1,10 +1,12 @@
 """The replay viewer's frames: the board after each move, as one perspective may see it.
 
 Built from a record's seed and moves alone, so the same code serves a stored game
-and a record file (``pbem view``). Who may see what is decided here, once:
-while a game runs only a seat's own perspective up to the current move; after the
-end, omniscient or either seat's. A frame for a seat is built from that seat's
-engine view, so nothing it could not see is ever rendered or sent.
+and a record file (``pbem view``). What a perspective may see is the engine's
+observer (``jaipur.observe``), the same function as the live game's: every frame and
+every point of the chart is built from that perspective's view, so nothing it could
+not see is ever rendered or sent. Here is decided only who may ask for which
+perspective: while a game runs, a player's own seat; after the end (or for a record
+file, which carries its seed), everything or either seat.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from babel.support import LazyProxy
 
 from .. import engine as jaipur
-from ..engine import Match, position_json
+from ..engine import Match, Viewer
 from ..engine.explain import Account, narrate
 from ..engine.record import LoggedMove
 from ..i18n import lazy_gettext as _l
@@ -25,7 +27,7 @@ from ..i18n.words import error_text
 from .errors import Forbidden, NotFound
 from .integrity import chain_prefix, flag, replay_break
 
-ALL = "all"
+ALL = Viewer.ALL.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,7 @@ class Frame:
     round_number: int
     view: jaipur.SeatView | None  # for a seat's perspective
     public: jaipur.PublicView  # what anyone sees (scores of goods tokens, counts…)
-    full: dict[str, Any] | None  # the omniscient position (record-format.md §5.3), "all" only
+    full: jaipur.FullView | None  # everything, "all" only (the engine allows it after the end)
     round_ended: jaipur.RoundResult | None
     seals: tuple[int, int]
     game_over: bool
@@ -130,7 +132,7 @@ class Replay:
                     source=extra.get("source"),
                     message=extra.get("message"),
                     round=before.round.number,
-                    ends_round=len(after.results) > len(before.results),
+                    ends_round=after.ended_round is not None,
                 )
             )
         return out
@@ -152,44 +154,41 @@ class Replay:
             raise NotFound(_l("This game has moves 0 to %(last)s.", last=self.last))
         state = self.states[n]
         step = self.all_steps[n - 1] if n else None
-        ended = None
-        if n and len(state.results) > len(self.states[n - 1].results):
-            # draw the round as it ended, not the next deal
-            before = self.states[n - 1]
-            entry = self.moves[n - 1]
-            ended_round = before.round.apply(jaipur.parse_move(entry.move), entry.seat)
-            ended = state.results[-1]
-            state = state.with_round(ended_round)
-        view = None if perspective == ALL else jaipur.seat_view(state, int(perspective))
+        seen = self._observe(state, Viewer(perspective))
+        public = self._observe(state, Viewer.PUBLIC).view
+        assert isinstance(public, jaipur.PublicView)
+        view, full = seen.view, seen.view
         return Frame(
             n=n,
             perspective=perspective,
             step=step,
-            round_number=state.round.number,
-            view=view,
-            public=jaipur.public_view(state),
-            full=position_json(state) if perspective == ALL else None,
-            round_ended=ended,
+            round_number=state.shown_round.number,
+            view=view if isinstance(view, jaipur.SeatView) else None,
+            public=public,
+            full=full if isinstance(full, jaipur.FullView) else None,
+            round_ended=seen.round_ended,
             seals=state.seals,
             game_over=state.is_over,
             winner=state.winner,
         )
 
+    def _observe(self, state: Match, viewer: Viewer) -> jaipur.Observation:
+        """A step as ``viewer`` sees it: the round a move ended is drawn as it ended."""
+        published = self.finished or self.public
+        return jaipur.observe(state, viewer, seed_published=published, step=True)
+
     def chart(self, perspective: str) -> list[ChartRound]:
         """Rupees over time in each round; the opponent's bonus values count only when known."""
+        viewer = Viewer(perspective)
         rounds: dict[int, list[tuple[int, int, int]]] = {}
+        partial = (False, False)
         for n, state in enumerate(self.states):
-            r = state.round
-            if n and len(state.results) > len(self.states[n - 1].results):
-                entry = self.moves[n - 1]
-                r = self.states[n - 1].round.apply(jaipur.parse_move(entry.move), entry.seat)
-            scores = []
-            for seat in (0, 1):
-                known = perspective in (ALL, str(seat))
-                scores.append(r.rupees(seat) if known else sum(r.goods_won[seat]))
-            rounds.setdefault(r.number, []).append((n, scores[0], scores[1]))
-        partial = tuple(perspective not in (ALL, str(seat)) for seat in (0, 1))
-        return [ChartRound(k, tuple(v), partial) for k, v in sorted(rounds.items())]  # type: ignore[arg-type]
+            seen = self._observe(state, viewer)
+            first, second = seen.player(0), seen.player(1)
+            number = seen.view.table.round
+            rounds.setdefault(number, []).append((n, first.known_rupees, second.known_rupees))
+            partial = (not first.bonus_known, not second.bonus_known)
+        return [ChartRound(k, tuple(v), partial) for k, v in sorted(rounds.items())]
 
 
 # ------------------------------------------------------------ where replays come from

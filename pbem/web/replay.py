@@ -23,7 +23,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..clock import Clock, SystemClock
 from ..config import Config
-from ..engine import RecordError, Verification, load_record, position_json, public_view, verify
+from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..i18n import lazy_gettext as _l
 from ..services import audit, ratelimit, viewing
 from ..services.errors import BadRequest, NotFound, ServiceError
@@ -107,6 +107,9 @@ def render_whatif(
         if exc.flag is None:
             exc.flag = flag
         raise
+    # a what-if opens only where everything may be seen (``explore`` checks it)
+    mine = observe(branch.state, Viewer.ALL, seed_published=True).view
+    real = observe(branch.real, Viewer.ALL, seed_published=True).view
     return render_template(
         "web/whatif.html",
         b=branch,
@@ -115,10 +118,10 @@ def render_whatif(
         names=replay.names,
         here=here,
         back=back(n),
-        mine=position_json(branch.state),
-        real=position_json(branch.real),
-        mine_table=public_view(branch.state).table,
-        real_table=public_view(branch.real).table,
+        mine=mine,
+        real=real,
+        mine_table=mine.table,
+        real_table=real.table,
     )
 
 
