@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
-
 from .. import engine as jaipur
 from ..clock import as_utc, iso
 from ..engine import MATCH_ACTIONS
 from ..engine.record import RECORD_V1
 from ..engine.verify import verify_chain
 from ..i18n import lazy_gettext as _l
-from ..store.models import AccessLog, Game
+from ..store import access_log
+from ..store.models import Game
 from .env import Env
 from .errors import NotFound, flagged
 from .integrity import Flag, flag_json
@@ -92,17 +91,7 @@ def _mask(ip: str | None) -> str | None:
 def _access_rows(
     session: Any, game: Game, seats: tuple[int, ...], around: datetime, full_ip: bool
 ) -> list[Access]:
-    rows = session.scalars(
-        select(AccessLog)
-        .where(
-            AccessLog.game_id == game.id,
-            AccessLog.seat.in_(seats),
-            AccessLog.at >= around - WINDOW,
-            AccessLog.at <= around + WINDOW,
-        )
-        .order_by(AccessLog.at, AccessLog.id)
-        .limit(200)
-    )
+    rows = access_log.around(session, game.id, seats, around - WINDOW, around + WINDOW)
     return [
         Access(
             as_utc(r.at),

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.orm import object_session
 
 from ..clock import iso
 from ..engine import ReplayError, chain_hash
+from ..store import games
 from ..store.models import Game
 from .env import Env
 
@@ -100,8 +100,4 @@ def keep_flag(env: Env, game_id: int | None, reason: str) -> None:
     if game_id is None:
         return
     with env.db.write() as session:
-        session.execute(
-            update(Game)
-            .where(Game.id == game_id, Game.integrity_error.is_(None))
-            .values(integrity_error=reason[:1000])
-        )
+        games.flag(session, game_id, reason[:1000])

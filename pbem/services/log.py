@@ -6,37 +6,21 @@ Every use case starts here, so no use case reads the log or checks a link its ow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from sqlalchemy import Select, bindparam, insert, select
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
 from ..clock import iso
 from ..engine import Match
 from ..engine.record import LoggedMove
 from ..i18n import lazy_gettext as _l
-from ..store.models import AccessLog, Game, MoveRow, Seat
+from ..store import access_log, games, move_log
+from ..store.models import Game, MoveRow, Seat
 from .env import Env
 from .errors import Forbidden, Frozen, NotFound, NotStarted
 from .integrity import chain_prefix, flag, replay_break
 from .played import cached_match, note_tail, seat_names, start
-
-# Prebuilt, so each request only binds parameters to a statement compiled once.
-INSERT_ACCESS = insert(AccessLog.__table__).inline()  # no RETURNING, so pipelined
-# The number and chain hash of a game's last logged move, read with the game's row,
-# so a cached replay is confirmed current without a query of its own (played.py).
-_LAST = (
-    select(MoveRow.n, MoveRow.hash)
-    .where(MoveRow.game_id == Game.id)
-    .order_by(MoveRow.n.desc())
-    .limit(1)
-    .correlate(Game)
-)
-TAIL = (
-    _LAST.with_only_columns(MoveRow.n).scalar_subquery(),
-    _LAST.with_only_columns(MoveRow.hash).scalar_subquery(),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,19 +32,14 @@ class Client:
 
 
 def game_row(session: Session, public_id: str, *, lock: bool = False) -> Game:
-    query = select(Game).where(Game.public_id == public_id)
-    if lock:
-        query = query.with_for_update()
-    game = session.scalars(query).one_or_none()
+    game = games.by_public_id(session, public_id, lock=lock)
     if game is None:
         raise NotFound(_l("There is no game with that id."))
     return game
 
 
 def log_rows(session: Session, game: Game) -> list[MoveRow]:
-    return list(
-        session.scalars(select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.n))
-    )
+    return move_log.rows(session, game.id)
 
 
 def logged_moves(rows: list[MoveRow]) -> list[LoggedMove]:
@@ -95,34 +74,9 @@ def _replayed(game: Game, rows: list[MoveRow]) -> Match:
     raise Frozen(why, game.id)
 
 
-def _open_query(lock: bool, vacations: bool) -> Select[Any]:
-    # Every request opens a seat: its two seats and the tail of its log come in the
-    # game's own query, and only the game's row is locked (its lock orders the
-    # moves: invariant 3).
-    seats = joinedload(Game.seats, innerjoin=True)
-    query = (
-        select(Game, *TAIL)
-        .where(Game.public_id == bindparam("public_id"))
-        .options(seats.joinedload(Seat.vacations) if vacations else seats)
-    )
-    return query.with_for_update(of=Game) if lock else query
-
-
-# Built once: each request then only binds the game's id (building the statement and
-# its options, and the cache key of them, cost more than the ORM's loading of the row).
-_OPEN = {(lock, vac): _open_query(lock, vac) for lock in (False, True) for vac in (False, True)}
-
-
-_BY_ID = (
-    select(Game, *TAIL)
-    .where(Game.id == bindparam("game_id"))
-    .options(joinedload(Game.seats, innerjoin=True))
-)
-
-
 def game_by_id(session: Session, game_id: int) -> Game:
     """A game with its seats and its log's tail, in one query (the sender writes its mails)."""
-    found = session.execute(_BY_ID, {"game_id": game_id}).unique().one_or_none()
+    found = games.with_tail_by_id(session, game_id)
     if found is None:
         raise NotFound(_l("There is no game with that id."))
     game, tail_n, tail_hash = found
@@ -150,11 +104,7 @@ def open_claim(
     """
     if claim is None:
         raise Forbidden()
-    found = (
-        session.execute(_OPEN[lock, vacations], {"public_id": claim.public_id})
-        .unique()
-        .one_or_none()
-    )
+    found = games.with_tail(session, claim.public_id, lock=lock, vacations=vacations)
     if found is None:
         raise Forbidden()
     game, tail_n, tail_hash = found
@@ -184,19 +134,17 @@ def record_access(
     key_version: int | None = None,
     detail: str | None = None,
 ) -> None:
-    session.execute(  # a plain INSERT: one per request, no ORM bookkeeping needed
-        INSERT_ACCESS,
-        dict(
-            game_id=game.id,
-            seat=seat,
-            at=env.clock.now(),
-            action=action,
-            seen_n=seen_n,
-            key_version=key_version,
-            ip=(client.ip or "")[:64] or None,
-            user_agent=(client.user_agent or "")[:300] or None,
-            detail=detail,
-        ),
+    access_log.append(
+        session,
+        game_id=game.id,
+        seat=seat,
+        at=env.clock.now(),
+        action=action,
+        seen_n=seen_n,
+        key_version=key_version,
+        ip=(client.ip or "")[:64] or None,
+        user_agent=(client.user_agent or "")[:300] or None,
+        detail=detail,
     )
 
 
@@ -207,7 +155,7 @@ def record_refusal(
     if claim is None:
         return
     with env.db.write() as session:
-        game = session.scalars(select(Game).where(Game.public_id == claim.public_id)).one_or_none()
+        game = games.by_public_id(session, claim.public_id)
         if game is not None:
             record_access(
                 session,

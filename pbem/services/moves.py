@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import insert
-from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
@@ -23,7 +21,9 @@ from ..engine import Claim, MoveError, Resign, Timeout
 from ..engine.explain import Account, narrate, preview
 from ..i18n import lazy_gettext as _l
 from ..i18n.notation import parse as parse_in
-from ..store.models import Game, MoveRow, Seat
+from ..store import move_log
+from ..store.models import Game, Seat
+from ..store.move_log import LogRow, MovedOn
 from . import notes, notify, ratings
 from .env import Env
 from .errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
@@ -39,10 +39,9 @@ from .log import (
     record_refusal,
     state_of,
 )
-from .played import LogRow, played, position_digester, remember
+from .played import played, position_digester, remember
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
-INSERT_MOVE = insert(MoveRow.__table__).inline()  # compiled once; no RETURNING: pipelined
 Opener = Callable[[Session], tuple[Game, Seat]]
 
 
@@ -259,7 +258,7 @@ def _append(
 ) -> MoveDone:
     now = env.clock.now()
     try:
-        with env.db.write() as session:
+        with move_log.appending(), env.db.write() as session:
             game, seat = opener(session)
             log = played(env, session, game)
             _check_frozen(game)
@@ -280,9 +279,7 @@ def _append(
             row = LogRow(
                 n, seat.seat, entry.move, now.replace(microsecond=0), entry.hash, source, message
             )
-            session.execute(
-                INSERT_MOVE, dict(game_id=game.id, position=entry.position, **row._asdict())
-            )
+            move_log.append(session, game.id, row, entry.position)
             if after.is_over:
                 game.status, game.finished_at = "finished", now
                 assert after.winner is not None
@@ -302,12 +299,8 @@ def _append(
             notify.after_move(session, env, game, notify.last_move(grown))
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
-    except IntegrityError:
+    except MovedOn:  # another move took this n, or held SQLite's lock past the timeout
         raise Conflict(MOVED_ON) from None
     except Frozen as exc:  # this transaction was rolled back: the flag is kept on its own
         keep_flag(env, exc.game_id, exc.error)
-        raise
-    except OperationalError as exc:  # SQLite: the other writer held the lock for too long
-        if "locked" in str(exc):
-            raise Conflict(MOVED_ON) from None
         raise

@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
-from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
@@ -29,32 +28,12 @@ from ..clock import as_utc, iso
 from ..engine import Match, MoveError
 from ..engine.explain import Account, narrate
 from ..engine.record import Digest
+from ..store import move_log
 from ..store.models import Game, MoveRow
+from ..store.move_log import LogRow
 from .env import Env
 from .errors import NotStarted
 from .integrity import entry_break, flag, replay_break
-
-LOG_COLUMNS = (
-    MoveRow.n,
-    MoveRow.seat,
-    MoveRow.move,
-    MoveRow.at,
-    MoveRow.hash,
-    MoveRow.source,
-    MoveRow.message,
-)
-
-
-class LogRow(NamedTuple):
-    """The columns of a logged move that pages and the replay need (``LOG_COLUMNS``)."""
-
-    n: int
-    seat: int
-    move: str
-    at: datetime
-    hash: str
-    source: str
-    message: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,15 +157,8 @@ def seat_names(game: Game) -> tuple[str, str]:
     return (game.seats[0].name, game.seats[1].name)
 
 
-_ROWS_FROM = (  # built once, bound per read
-    select(*LOG_COLUMNS)
-    .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))
-    .order_by(MoveRow.n)
-)
-
-
 def _rows_from(session: Session, game: Game, n: int) -> list[Any]:
-    return list(session.execute(_ROWS_FROM, {"game_id": game.id, "n": n}))
+    return move_log.read_from(session, game.id, n)
 
 
 _TAILS = "pbem_log_tails"

@@ -8,11 +8,11 @@ from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from pbem.services import games
-from pbem.services.log import INSERT_ACCESS
-from pbem.services.moves import INSERT_MOVE
 from pbem.store import postgresql
+from pbem.store.access_log import INSERT as INSERT_ACCESS
 from pbem.store.db import Database, DatabaseUnavailable, is_sqlite
 from pbem.store.models import AccessLog, Game, MoveRow
+from pbem.store.move_log import INSERT as INSERT_MOVE
 
 APP_NAME = "pbem-connection-test"
 

@@ -1,0 +1,88 @@
+"""The games recorder: a game's row by its public id or id, with its seats and its log's tail.
+
+Every request opens a game here. The statements are built once with ``bindparam``s,
+so a request only binds an id (building a statement with its loader options, and its
+cache key, costs more than the ORM's loading of the row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Row, Select, bindparam, select, update
+from sqlalchemy.orm import Session, joinedload
+
+from .models import Game, MoveRow, Seat
+
+# The number and chain hash of a game's last logged move, read with the game's row,
+# so a cached replay is confirmed current without a query of its own (played.py).
+_LAST = (
+    select(MoveRow.n, MoveRow.hash)
+    .where(MoveRow.game_id == Game.id)
+    .order_by(MoveRow.n.desc())
+    .limit(1)
+    .correlate(Game)
+)
+TAIL = (
+    _LAST.with_only_columns(MoveRow.n).scalar_subquery(),
+    _LAST.with_only_columns(MoveRow.hash).scalar_subquery(),
+)
+
+
+def _open_query(lock: bool, vacations: bool) -> Select[Any]:
+    # Its two seats and the tail of its log come in the game's own query, and only
+    # the game's row is locked (its lock orders the moves: invariant 3).
+    seats = joinedload(Game.seats, innerjoin=True)
+    query = (
+        select(Game, *TAIL)
+        .where(Game.public_id == bindparam("public_id"))
+        .options(seats.joinedload(Seat.vacations) if vacations else seats)
+    )
+    return query.with_for_update(of=Game) if lock else query
+
+
+#: A game with its last move's n and hash (None, None before the first move).
+Opened = Row[tuple[Game, int | None, str | None]]
+
+_OPEN = {(lock, vac): _open_query(lock, vac) for lock in (False, True) for vac in (False, True)}
+_BY_ID = (
+    select(Game, *TAIL)
+    .where(Game.id == bindparam("game_id"))
+    .options(joinedload(Game.seats, innerjoin=True))
+)
+_BY_PUBLIC_ID = select(Game).where(Game.public_id == bindparam("public_id"))
+_BY_PUBLIC_ID_LOCKED = _BY_PUBLIC_ID.with_for_update()
+
+
+def with_tail(
+    session: Session, public_id: str, *, lock: bool = False, vacations: bool = False
+) -> Opened | None:
+    """The game, its seats (``vacations``: and theirs) and its last move's n and hash.
+
+    ``lock``: lock the game's row (only it) for the rest of the transaction.
+    """
+    return (  # type: ignore[no-any-return]
+        session.execute(_OPEN[lock, vacations], {"public_id": public_id}).unique().one_or_none()
+    )
+
+
+def with_tail_by_id(session: Session, game_id: int) -> Opened | None:
+    """The game by its id, with its seats and its last move's n and hash (the mail sender's)."""
+    return (  # type: ignore[no-any-return]
+        session.execute(_BY_ID, {"game_id": game_id}).unique().one_or_none()
+    )
+
+
+def by_public_id(session: Session, public_id: str, *, lock: bool = False) -> Game | None:
+    """The game's row alone (``lock``: locked for the rest of the transaction)."""
+    query = _BY_PUBLIC_ID_LOCKED if lock else _BY_PUBLIC_ID
+    return session.scalars(query, {"public_id": public_id}).one_or_none()
+
+
+def flag(session: Session, game_id: int, error: str) -> None:
+    """Mark a game whose log no longer verifies, unless it is flagged already."""
+    session.execute(
+        update(Game)
+        .where(Game.id == game_id, Game.integrity_error.is_(None))
+        .values(integrity_error=error)
+    )

@@ -1,0 +1,179 @@
+"""The store's recorders, one statement each, on SQLite and PostgreSQL alike; and the rule
+that only ``pbem/store/`` builds SQL (services and web call recorders)."""
+
+from __future__ import annotations
+
+import ast
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from pbem.services import games as game_service
+from pbem.store import access_log, games, move_log
+from pbem.store.move_log import LogRow, MovedOn
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pbem"
+BUILDERS = {"select", "insert", "update", "delete", "text"}
+#: Modules whose statements have not moved into a recorder yet (issue 23, part A, under way).
+#: The list only shrinks: a module taken off it is checked from then on.
+NOT_YET_MOVED = {
+    "services/challenges.py",
+    "services/games.py",
+    "services/identity.py",
+    "services/jobs.py",
+    "services/players.py",
+    "services/ratelimit.py",
+    "services/ratings.py",
+    "services/replies.py",
+    "services/settings.py",
+    "web/__init__.py",
+    "web/inputs.py",
+    "web/locale.py",
+    "web/pages.py",
+    "web/players.py",
+    "web/replay.py",
+    "web/seat.py",
+}
+
+
+def a_game_id(env) -> int:
+    created = game_service.create_game(
+        env,
+        (
+            game_service.PlayerIn("Ada", "ada@example.test"),
+            game_service.PlayerIn("Bo", "bo@example.test"),
+        ),
+    )
+    with env.db.read() as session:
+        game = games.by_public_id(session, created.public_id)
+        assert game is not None
+        return game.id
+
+
+def a_row(env, n: int, move: str = "camels") -> LogRow:
+    at = env.clock.now().replace(microsecond=0)
+    return LogRow(n, (n - 1) % 2, move, at, f"h{n}", "web", None)
+
+
+def test_append_then_read_from_n(env):
+    game_id = a_game_id(env)
+    with move_log.appending(), env.db.write() as session:
+        for n in (1, 2, 3):
+            move_log.append(session, game_id, a_row(env, n), "{}")
+    with env.db.read() as session:
+        assert [r.n for r in move_log.read_from(session, game_id, 2)] == [2, 3]
+        read = [LogRow(*r) for r in move_log.read_from(session, game_id, 1)]
+        assert [(r.n, r.seat, r.move, r.hash, r.source) for r in read] == [
+            (n, (n - 1) % 2, "camels", f"h{n}", "web") for n in (1, 2, 3)
+        ]
+        assert [r.n for r in move_log.rows(session, game_id)] == [1, 2, 3]
+        assert move_log.read_from(session, game_id, 4) == []
+
+
+def test_a_duplicate_n_is_moved_on_and_writes_nothing(env):
+    """On PostgreSQL the refusal comes with the COMMIT: ``appending`` turns it into MovedOn."""
+    game_id = a_game_id(env)
+    with move_log.appending(), env.db.write() as session:
+        move_log.append(session, game_id, a_row(env, 1), "{}")
+    with pytest.raises(MovedOn), move_log.appending(), env.db.write() as session:
+        access_log.append(session, game_id=game_id, seat=0, at=env.clock.now(), action="x")
+        move_log.append(session, game_id, a_row(env, 1, "take d"), "{}")
+    with env.db.read() as session:
+        assert [r.move for r in move_log.rows(session, game_id)] == ["camels"]
+        assert access_log.around(session, game_id, (0,), env.clock.now(), env.clock.now()) == []
+
+
+def test_a_racing_insert_of_the_same_n_is_moved_on(env):
+    """Two writers append move 1 at once: the one that commits second gets MovedOn."""
+    game_id = a_game_id(env)
+    inserted, outcome = threading.Event(), []
+
+    def second() -> None:
+        inserted.wait(10)
+        try:
+            with move_log.appending(), env.db.write() as session:
+                move_log.append(session, game_id, a_row(env, 1, "take d"), "{}")
+            outcome.append("committed")
+        except MovedOn:
+            outcome.append("moved on")
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with move_log.appending(), env.db.write() as session:
+        move_log.append(session, game_id, a_row(env, 1), "{}")
+        session.flush()
+        inserted.set()  # the other writer now waits on the lock or the key
+    thread.join(60)
+    assert outcome == ["moved on"]
+    with env.db.read() as session:
+        assert [r.move for r in move_log.rows(session, game_id)] == ["camels"]
+
+
+def test_access_log_append_and_read_around_a_time(env):
+    game_id = a_game_id(env)
+    now = env.clock.now()
+    with env.db.write() as session:
+        access_log.append(session, game_id=game_id, seat=0, at=now, action="view", seen_n=0)
+        access_log.append(session, game_id=game_id, seat=1, at=now, action="move", seen_n=0)
+        access_log.append(
+            session, game_id=game_id, seat=0, at=now + timedelta(hours=2), action="late"
+        )
+    with env.db.read() as session:
+        found = access_log.around(session, game_id, (0,), now - timedelta(minutes=1), now)
+        both = access_log.around(session, game_id, (0, 1), now, now)
+    assert [(r.seat, r.action) for r in found] == [(0, "view")]
+    assert {r.action for r in both} == {"view", "move"}
+
+
+def test_a_game_opens_with_its_seats_and_its_logs_tail(env):
+    game_id = a_game_id(env)
+    with env.db.read() as session:
+        game = games.by_public_id(session, "no-such-game")
+        assert game is None
+        game, tail_n, tail_hash = games.with_tail_by_id(session, game_id)
+        public_id = game.public_id
+    assert (tail_n, tail_hash) == (None, None)
+    with move_log.appending(), env.db.write() as session:
+        move_log.append(session, game_id, a_row(env, 1), "{}")
+    with env.db.write() as session:
+        opened, tail_n, tail_hash = games.with_tail(session, public_id, lock=True, vacations=True)
+        assert [s.seat for s in opened.seats] == [0, 1]
+    assert (tail_n, tail_hash) == (1, "h1")
+
+
+def test_a_flag_is_set_once(env):
+    game_id = a_game_id(env)
+    with env.db.write() as session:
+        games.flag(session, game_id, "first")
+        games.flag(session, game_id, "second")
+    with env.db.read() as session:
+        game, _, _ = games.with_tail_by_id(session, game_id)
+        assert game.integrity_error == "first"
+
+
+def _builders_imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+            found |= {a.name for a in node.names} & BUILDERS
+            if node.module.startswith("sqlalchemy.dialects"):
+                found |= {a.name for a in node.names if "insert" in a.name}
+    return found
+
+
+def test_only_the_store_builds_sql():
+    """Services and web call recorders; no module of theirs imports a statement builder."""
+    offenders = {}
+    for folder in ("services", "web"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            name = path.relative_to(PACKAGE).as_posix()
+            if name in NOT_YET_MOVED:
+                continue
+            if found := _builders_imported(path):
+                offenders[name] = sorted(found)
+    assert offenders == {}
+    still_there = {n for n in NOT_YET_MOVED if not (PACKAGE / n).exists()}
+    assert not still_there, f"take these off NOT_YET_MOVED: {sorted(still_there)}"
