@@ -5,7 +5,12 @@
   var input = document.getElementById("move");
   var clear = document.getElementById("clear");
   if (!input) return;
-  var order = ["diamond", "gold", "silver", "cloth", "spice", "leather", "camel"];
+  // The card order and which market cards go together come from the server (the engine's
+  // rules), so this file holds none: it only turns a selection into text.
+  var cards = { order: [], together: [] };
+  var cardData = document.getElementById("cards");
+  if (cardData) { try { cards = JSON.parse(cardData.textContent); } catch (e) { /* unsorted */ } }
+  var order = cards.order;
   var selected = [];
   // How the reader's language writes moves (pbem.i18n.notation), from the page.
   var words = { spelled: { take: "take {card}", camels: "camels",
@@ -33,7 +38,9 @@
       var kinds = hand.filter(function (c, i) { return hand.indexOf(c) === i; });
       return kinds.length === 1 ? write("sell", { count: digits(hand.length), card: name(hand[0]) }) : "";
     }
-    if (market.indexOf("camel") >= 0) return write("camels", {});
+    if (market.some(function (c) { return cards.together.indexOf(c) >= 0; })) {
+      return write("camels", {});
+    }
     if (market.length === 1 && given.length === 0) return write("take", { card: name(market[0]) });
     if (market.length >= 1 && given.length >= 1) {
       return write("exchange", { taken: market.map(name).join(" "), given: given.map(name).join(" ") });
@@ -45,10 +52,11 @@
     var i = selected.indexOf(el);
     if (i >= 0) { selected.splice(i, 1); el.classList.remove("selected"); }
     else { selected.push(el); el.classList.add("selected"); }
-    if (el.dataset.where === "market" && el.dataset.card === "camel") {
-      // camels are taken all together: select every camel of the market with it
+    if (el.dataset.where === "market" && cards.together.indexOf(el.dataset.card) >= 0) {
+      // cards taken all together (the camels): select every one of the market with it
       var on = el.classList.contains("selected");
-      document.querySelectorAll('[data-where="market"][data-card="camel"]').forEach(function (c) {
+      var same = '[data-where="market"][data-card="' + el.dataset.card + '"]';
+      document.querySelectorAll(same).forEach(function (c) {
         var j = selected.indexOf(c);
         if (on && j < 0) { selected.push(c); c.classList.add("selected"); }
         if (!on && j >= 0) { selected.splice(j, 1); c.classList.remove("selected"); }

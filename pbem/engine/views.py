@@ -55,6 +55,8 @@ class BonusPile:
 
 #: The canonical card order (docs/record-format.md §3), for pages that sort cards.
 CARD_ORDER: tuple[str, ...] = tuple(c.word for c in CARDS)
+#: Market cards taken all at once, never one by one (docs/rules.md: camels).
+TAKEN_TOGETHER: tuple[str, ...] = (Card.CAMEL.word,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,16 @@ class Table:
     tokens: dict[Card, tuple[int, ...]]  # goods tokens left per good, top first
     bonus_left: dict[int, int]  # how many bonus tokens each pile still has
     results: tuple[RoundResult, ...]  # rounds already scored
+
+    @property
+    def card_order(self) -> tuple[str, ...]:
+        """The order a move lists its cards in, for the seat page's move builder."""
+        return CARD_ORDER
+
+    @property
+    def taken_together(self) -> tuple[str, ...]:
+        """Market cards a click must take all of (the move builder selects them together)."""
+        return TAKEN_TOGETHER
 
     @property
     def bonus_piles(self) -> tuple[BonusPile, ...]:
