@@ -19,31 +19,25 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from ..clock import iso
-    from ..mail import outbox
+    from ..services import outbox
 
-    env = ready_env()
-    statuses = None if show_all else ("pending", "failed")
-    with env.db.read() as session:
-        rows = outbox.recent(session, 500, statuses)
-        for r in rows:
-            error = f"  [{r.last_error}]" if r.last_error else ""
-            click.echo(
-                f"{r.id:>6}  {r.status:<8} {r.attempts} tries  {iso(r.created_at)}  "
-                f"{r.kind:<16} {r.to_addr}  {r.subject or _unwritten(r.about_n)}{error}"
-            )
-        if not rows:
-            click.echo("no pending or failed mail" if not show_all else "no mail")
+    rows = outbox.listing(ready_env(), show_all=show_all)
+    for r in rows:
+        error = f"  [{r.last_error}]" if r.last_error else ""
+        click.echo(
+            f"{r.id:>6}  {r.status:<8} {r.attempts} tries  {iso(r.created_at)}  "
+            f"{r.kind:<16} {r.to_addr}  {r.subject or _unwritten(r.about_n)}{error}"
+        )
+    if not rows:
+        click.echo("no pending or failed mail" if not show_all else "no mail")
 
 
 @outbox_group.command("retry")
 @click.argument("row_id", type=int)
 def outbox_retry(row_id: int) -> None:
     """Send outbox row ROW_ID again at the next delivery run."""
-    from ..mail import outbox
+    from ..services import outbox
 
-    env = ready_env()
-    with env.db.write() as session:
-        row = outbox.retry(session, row_id, env.clock.now())
-        if row is None:
-            raise click.ClickException(f"no unsent outbox row {row_id}")
+    if not outbox.retry(ready_env(), row_id):
+        raise click.ClickException(f"no unsent outbox row {row_id}")
     click.echo(f"row {row_id} will be sent at the next delivery run")

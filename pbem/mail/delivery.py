@@ -18,11 +18,11 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..clock import Clock, as_utc
 from ..config import Config
+from ..store import outbox
 from ..store.db import Database
 from ..store.models import OutboxMessage
 from . import headers
@@ -194,14 +194,7 @@ def deliver_due(
     """
     now = clock.now()
     with db.read() as session:
-        due = list(
-            session.scalars(
-                select(OutboxMessage.id)
-                .where(OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now)
-                .order_by(OutboxMessage.id)
-                .limit(limit)
-            )
-        )
+        due = outbox.due(session, now, limit)
     try:
         return _deliver(db, now, backend, mail_from, due, write)
     finally:
@@ -227,11 +220,7 @@ def _deliver_one(
     with db.write() as session:
         # Claim the row: a second sender skips a row that is being sent (PostgreSQL), or
         # waits for the write lock and then finds it sent (SQLite's BEGIN IMMEDIATE).
-        row = session.scalars(
-            select(OutboxMessage)
-            .where(OutboxMessage.id == row_id, OutboxMessage.status == "pending")
-            .with_for_update(skip_locked=True)
-        ).one_or_none()
+        row = outbox.claim(session, row_id)
         if row is None:
             return 0
         try:
@@ -255,16 +244,13 @@ def _deliver_one(
             log.exception("outbox row %s could not be sent", row_id)
             _failed(row, now, f"{type(exc).__name__}: {exc}")
             return 0
-        row.status, row.sent_at, row.last_error = "sent", now, None
-        row.attempts += 1
+        outbox.mark_sent(row, now)
         return 1
 
 
 def _failed(row: OutboxMessage, now: datetime, error: str, *, final: bool = False) -> None:
     """Back off and try again later, or (after the last retry, or ``final``) give up."""
-    row.attempts += 1
-    row.last_error = error[:2000]
-    if final or row.attempts > len(BACKOFF):
-        row.status = "failed"
-    else:
-        row.next_attempt_at = now + BACKOFF[row.attempts - 1]
+    tries = row.attempts + 1
+    outbox.mark_failed(
+        row, error, None if final or tries > len(BACKOFF) else now + BACKOFF[tries - 1]
+    )

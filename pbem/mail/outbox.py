@@ -1,6 +1,6 @@
-"""The outbox: mails are rows written in the transaction that caused them (invariant 5).
-
-Nothing is sent inside a request; ``deliver_due`` hands due rows to a backend.
+"""An outbox row's values: mails are rows written in the transaction that caused them
+(invariant 5), by ``store.outbox``; nothing is sent inside a request, and
+``deliver_due`` hands due rows to a backend.
 A row holds its words, or (a mail telling of a move) the log entry they are
 written from when it is sent.
 Each row's ``Message-ID`` is fixed when it is queued, so a mail resent after a
@@ -12,13 +12,6 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 from typing import Any
-
-from sqlalchemy import insert, select
-from sqlalchemy.orm import Session
-
-from ..store.models import OutboxMessage
-
-INSERT_OUTBOX = insert(OutboxMessage.__table__).inline()  # compiled once; no RETURNING: pipelined
 
 
 def domain_of(address: str) -> str:
@@ -76,47 +69,3 @@ def message(
         attempts=0,
         next_attempt_at=now,
     )
-
-
-def queue_all(session: Session, messages: list[dict[str, Any]]) -> None:
-    """Queue these rows in one statement (a move's two mails go in one round trip).
-
-    A plain INSERT rather than ORM objects: the unit of work's bookkeeping cost
-    more than the statement itself.
-    """
-    if messages:
-        session.execute(INSERT_OUTBOX, messages)
-
-
-def queued(session: Session, dedupe_key: str) -> bool:
-    """Whether a mail with this key (a reminder, a warning, a digest) is queued already."""
-    found = session.scalar(select(OutboxMessage.id).where(OutboxMessage.dedupe_key == dedupe_key))
-    return found is not None
-
-
-def queue(session: Session, mail: dict[str, Any]) -> bool:
-    """Queue one ``message``; with its ``dedupe_key`` already queued, queue nothing and
-    return False."""
-    key = mail["dedupe_key"]
-    if key is not None and queued(session, key):
-        return False
-    queue_all(session, [mail])
-    return True
-
-
-def recent(
-    session: Session, limit: int = 200, statuses: tuple[str, ...] | None = None
-) -> list[OutboxMessage]:
-    query = select(OutboxMessage).order_by(OutboxMessage.id.desc()).limit(limit)
-    if statuses:
-        query = query.where(OutboxMessage.status.in_(statuses))
-    return list(session.scalars(query))
-
-
-def retry(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
-    """Put a failed (or pending) row back in line to be sent at once."""
-    row = session.get(OutboxMessage, row_id)
-    if row is None or row.status == "sent":
-        return None
-    row.status, row.next_attempt_at = "pending", now
-    return row

@@ -21,6 +21,7 @@ from ..engine.explain import Account
 from ..i18n import Reader, gettext, ngettext, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
+from ..store import outbox as outbox_store
 from ..store.models import Game, OutboxMessage
 from .env import Env
 from .log import game_by_id, log_rows, logged_moves
@@ -77,9 +78,11 @@ def _queue(
     **context: Any,
 ) -> bool:
     """Render and queue one mail to a seat, in its language; False if queued before (dedupe)."""
-    if dedupe is not None and outbox.queued(session, dedupe):
+    if dedupe is not None and outbox_store.queued(session, dedupe):
         return False
-    outbox.queue_all(session, [_mail(env, game, seat, kind, subject, dedupe=dedupe, **context)])
+    outbox_store.queue_all(
+        session, [_mail(env, game, seat, kind, subject, dedupe=dedupe, **context)]
+    )
     return True
 
 
@@ -268,7 +271,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
         kind = _told_kind(moved, seat)
         if _wants(game, seat, kind):
             rows.append(_envelope(env, game, seat, kind, about_n=moved.n))
-    outbox.queue_all(session, rows)
+    outbox_store.queue_all(session, rows)
 
 
 def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
@@ -480,7 +483,7 @@ def digest(
 ) -> bool:
     """One mail listing every game that waits for this address's move (no per-turn mail)."""
     key = f"digest:{email.casefold()}:{day}"
-    if outbox.queued(session, key):  # before rendering it: a job that runs twice
+    if outbox_store.queued(session, key):  # before rendering it: a job that runs twice
         return False
     context = dict(me=name, entries=entries, day=day, now=env.clock.now())
     count = len(entries)
@@ -491,7 +494,7 @@ def digest(
             "Jaipur: %(num)s games waiting for your move",
             count,
         )
-    return outbox.queue(
+    return outbox_store.queue(
         session,
         outbox.message(
             now=env.clock.now(),
@@ -541,7 +544,7 @@ def refusal(
     headers = {}
     if in_reply_to:
         headers = {"In-Reply-To": in_reply_to, "References": in_reply_to}
-    outbox.queue(
+    outbox_store.queue(
         session,
         outbox.message(
             now=env.clock.now(),

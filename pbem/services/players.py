@@ -21,6 +21,7 @@ from ..clock import as_utc
 from ..i18n import LANGUAGES, Reader, known_timezone, reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
+from ..store import outbox as outbox_store
 from ..store.models import AccessLog, Player, SignInLink
 from . import ratelimit
 from .env import Env
@@ -114,7 +115,7 @@ def _mail(
     with use_reader(chosen.language, chosen.timezone):
         text, html = compose.render(kind, now=env.clock.now(), **context)
         subject = str(subject)
-    outbox.queue(
+    outbox_store.queue(
         session,
         outbox.message(
             now=env.clock.now(),

@@ -8,8 +8,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template
 from markupsafe import Markup, escape
 
-from ..mail import outbox
 from ..services.notify import Writer, Written
+from ..store import outbox as outbox_store
 from ..store.models import OutboxMessage
 from .context import services
 
@@ -40,7 +40,7 @@ def _words(writer: Writer, session: Any, row: OutboxMessage) -> Written:
 def inbox() -> str:
     writer = Writer(services())
     with services().db.read() as session:
-        messages = [(m, _words(writer, session, m)) for m in outbox.recent(session)]
+        messages = [(m, _words(writer, session, m)) for m in outbox_store.recent(session)]
         return render_template("web/dev_inbox.html", messages=messages)
 
 

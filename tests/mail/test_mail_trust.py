@@ -21,6 +21,7 @@ from pbem.receiver import ReceiverController
 from pbem.services import games, jobs, players
 from pbem.services.errors import BadRequest
 from pbem.services.log import Client
+from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails
 from tests.mail.conftest import free_port
@@ -226,7 +227,7 @@ def _queue(env, **fields):
     )
     values.update(fields)
     with env.db.write() as session:
-        outbox.queue(session, outbox.message(**values))
+        outbox_store.queue(session, outbox.message(**values))
 
 
 def test_one_poisoned_row_fails_alone_and_every_other_mail_goes_out(smtp_env, smtp_server):

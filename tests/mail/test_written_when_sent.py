@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from sqlalchemy import select
 
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
 from pbem.services import games, jobs, log, moves
+from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import mails
 from tests.mail.play import new_game, play, to_move, token
@@ -55,6 +57,7 @@ def test_what_a_mail_says_does_not_depend_on_when_it_is_written(env):
     assert "move 2" in turn.lower()
 
 
+@pytest.mark.slow
 def test_a_sent_mail_keeps_the_words_that_went_out(smtp_env, smtp_server):
     env = smtp_env
     public_id = new_game(env)
@@ -89,7 +92,7 @@ def test_a_mail_that_cannot_be_written_waits_with_the_reason_and_the_rest_go_out
             seat=0,
             about_n=40,  # no such move in the log
         )
-        outbox.queue(session, broken)
+        outbox_store.queue(session, broken)
     deliver_all(env)
     rows = {r.message_id: r for r in stored(env, public_id)}
     row = rows[broken["message_id"]]

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from pbem.mail.outbox import message
 from pbem.services import games as game_service
+from pbem.services import outbox as outbox_service
 from pbem.store import access_log, games, move_log
+from pbem.store import outbox as outbox_store
 from pbem.store.move_log import LogRow, MovedOn
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pbem"
@@ -151,6 +154,88 @@ def test_a_flag_is_set_once(env):
     with env.db.read() as session:
         game, _, _ = games.with_tail_by_id(session, game_id)
         assert game.integrity_error == "first"
+
+
+def a_mail(env, key: str | None = None) -> dict[str, object]:
+    return message(
+        now=env.clock.now(),
+        mail_from="pbem@pbem.test",
+        kind="your_turn",
+        to="ada@example.test",
+        subject="hello",
+        text="hello",
+        dedupe_key=key,
+    )
+
+
+def test_outbox_queue_dedupes_and_due_rows_come_oldest_first(env):
+    key = f"reminder-{id(env)}-{env.clock.now().timestamp()}"
+    first, second = a_mail(env, key), a_mail(env)
+    with env.db.write() as session:
+        assert outbox_store.queue(session, first)
+        assert not outbox_store.queue(session, a_mail(env, key))
+        outbox_store.queue_all(session, [second])
+        assert outbox_store.queued(session, key)
+    with env.db.read() as session:
+        due = outbox_store.due(session, env.clock.now(), 10_000)
+        ids = {r.message_id: r.id for r in outbox_store.recent(session, 10_000)}
+    mine = [i for i in due if i in (ids[first["message_id"]], ids[second["message_id"]])]
+    assert mine == sorted(mine) and len(mine) == 2
+
+
+def test_outbox_claim_and_mark_with_two_claimers(env):
+    """Two senders claim one row at once: one sends it, the other finds nothing to send."""
+    with env.db.write() as session:
+        outbox_store.queue(session, mail := a_mail(env))
+    with env.db.read() as session:
+        row_id = next(
+            r.id for r in outbox_store.recent(session) if r.message_id == mail["message_id"]
+        )
+    claimed, outcome = threading.Event(), []
+
+    def second() -> None:
+        claimed.wait(10)
+        with env.db.write() as session:  # SKIP LOCKED, or SQLite's write lock, then not pending
+            outcome.append(outbox_store.claim(session, row_id))
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    with env.db.write() as session:
+        row = outbox_store.claim(session, row_id)
+        assert row is not None
+        claimed.set()
+        thread.join(0.5)  # gives the other claimer time to run into the lock
+        outbox_store.mark_sent(row, env.clock.now())
+    thread.join(60)
+    assert outcome == [None]
+    with env.db.write() as session:
+        assert outbox_store.claim(session, row_id) is None  # sent: never claimed again
+        assert outbox_store.requeue(session, row_id, env.clock.now()) is None
+
+
+def test_outbox_a_failed_row_backs_off_then_gives_up_then_is_retried(env):
+    later = env.clock.now() + timedelta(minutes=5)
+    with env.db.write() as session:
+        outbox_store.queue(session, mail := a_mail(env))
+    with env.db.read() as session:
+        row_id = next(
+            r.id for r in outbox_store.recent(session) if r.message_id == mail["message_id"]
+        )
+    with env.db.write() as session:
+        row = outbox_store.claim(session, row_id)
+        outbox_store.mark_failed(row, "refused", later)
+    with env.db.write() as session:
+        row = outbox_store.claim(session, row_id)
+        assert (row.attempts, row.status, row.last_error) == (1, "pending", "refused")
+        assert row_id not in outbox_store.due(session, env.clock.now(), 10_000)
+        outbox_store.mark_failed(row, "refused again", None)
+    assert [r.id for r in outbox_service.listing(env) if r.id == row_id] == [row_id]
+    with env.db.read() as session:
+        assert outbox_store.claim(session, row_id) is None  # failed: not pending
+    assert outbox_service.retry(env, row_id)
+    with env.db.read() as session:
+        assert row_id in outbox_store.due(session, env.clock.now(), 10_000)
+    assert not outbox_service.retry(env, 10**9)
 
 
 def _builders_imported(path: Path) -> set[str]:

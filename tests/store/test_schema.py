@@ -11,6 +11,7 @@ from sqlalchemy.exc import DBAPIError
 from pbem.engine.names import name_problem
 from pbem.mail import outbox
 from pbem.store import migrate
+from pbem.store import outbox as outbox_store
 from pbem.store.db import Database, SchemaError, is_sqlite, table_names
 from pbem.store.models import MoveRow
 
@@ -39,7 +40,7 @@ def test_a_downgrade_below_0006_waits_for_the_unwritten_mail(fresh_database):
     try:
         migrate.upgrade(db.engine)
         with db.write() as session:
-            outbox.queue(
+            outbox_store.queue(
                 session,
                 outbox.message(
                     now=now, mail_from="pbem@pbem.test", kind="your_turn", to="a@t", about_n=1
