@@ -33,7 +33,11 @@ from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
 
 CAMEL = int(Card.CAMEL)
 _TOKEN_PILES: tuple[tuple[int, ...], ...] = tuple(GOODS_TOKENS[g] for g in GOODS)
-_PRECIOUS = (True, True, True, False, False, False, False)
+#: The fewest cards of each kind a sale may hold: two of a precious good, one of the others
+#: (camels are never sold). ``_sell`` refuses below it; ``legal_moves`` starts from it.
+_MIN_SALE = tuple(2 if card.is_precious else 1 for card in Card)
+#: The fewest cards an exchange takes (one for one is a plain take).
+_MIN_EXCHANGE = 2
 _ZERO7 = (0, 0, 0, 0, 0, 0, 0)
 
 
@@ -274,7 +278,7 @@ class Round:
             raise IllegalMoveError("camels_take_all")
         hand = self.hands[me]
         size = sum(hand)
-        if size >= HAND_LIMIT:
+        if not _room_to_take(size):
             raise IllegalMoveError("hand_limit_take", hand=size)
         if not self.market[g]:
             raise IllegalMoveError("not_in_market", have=0, card=good.word, want=good.word)
@@ -303,7 +307,7 @@ class Round:
     def _exchange(self, me: int, move: Exchange) -> Round:
         taken, given = move.taken, move.given
         k = len(taken)
-        if k < 2:
+        if k < _MIN_EXCHANGE:
             raise IllegalMoveError("exchange_too_few")
         if len(given) != k:
             raise IllegalMoveError("exchange_unequal", taken=k, given=len(given))
@@ -338,7 +342,7 @@ class Round:
         if camels_given > self.herds[me]:
             raise IllegalMoveError("not_in_herd", have=self.herds[me], want=camels_given)
         after = sum(hand) - (k - camels_given) + k
-        if after > HAND_LIMIT:
+        if _goods_to_give(sum(hand), k) > k - camels_given:
             raise IllegalMoveError("hand_limit_exchange", after=after)
         r = self._clone()
         r.market = tuple(market[c] - take_counts[c] + give_counts[c] for c in range(7))
@@ -358,7 +362,7 @@ class Round:
             raise IllegalMoveError("sell_camel")
         if count < 1:
             raise IllegalMoveError("sell_nothing")
-        if _PRECIOUS[g] and count < 2:
+        if count < _MIN_SALE[g]:
             raise IllegalMoveError("sell_too_few_precious", card=move.good.word)
         hand = self.hands[me]
         if hand[g] < count:
@@ -402,14 +406,14 @@ class Round:
         hand, market, herd = self.hands[me], self.market, self.herds[me]
         size = sum(hand)
         moves: list[Move] = []
-        if size < HAND_LIMIT:
+        if _room_to_take(size):
             moves.extend(TakeGood(g) for g in GOODS if market[g])
         if market[CAMEL]:
             moves.append(TakeCamels())
         market_goods = market[:6]
         total_market = sum(market_goods)
-        for k in range(2, total_market + 1):
-            min_goods_given = max(0, size + k - HAND_LIMIT)
+        for k in range(_MIN_EXCHANGE, total_market + 1):
+            min_goods_given = _goods_to_give(size, k)
             for take in _submultisets(market_goods, k):
                 taken = cards_of(take)
                 offer = tuple(0 if take[c] else hand[c] for c in range(6))
@@ -418,8 +422,7 @@ class Round:
                     for give in _submultisets(offer, k - camels):
                         moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
         for g in GOODS:
-            lowest = 2 if _PRECIOUS[g] else 1
-            for count in range(lowest, hand[g] + 1):
+            for count in range(_MIN_SALE[g], hand[g] + 1):
                 moves.append(Sell(g, count))
         return moves
 
@@ -449,6 +452,18 @@ class Round:
 
     def discard_cards(self) -> tuple[Card, ...]:
         return cards_of(self.discard)
+
+
+def _room_to_take(hand_size: int) -> bool:
+    """A single good may be taken only below the hand limit (camels go to the herd)."""
+    return hand_size < HAND_LIMIT
+
+
+def _goods_to_give(hand_size: int, taken: int) -> int:
+    """The fewest goods from the hand an exchange of ``taken`` cards must give back, so the
+    hand stays within its limit (the rest may be camels from the herd)."""
+    over = hand_size + taken - HAND_LIMIT
+    return over if over > 0 else 0
 
 
 def _set_seat(pair: tuple, seat: int, value: object) -> tuple:
