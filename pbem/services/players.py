@@ -221,6 +221,21 @@ def _move_address(session: Session, player: Player, new_email: str) -> None:
     player.email = new_email
 
 
+@dataclass(frozen=True, slots=True)
+class Header:
+    """What a page's header shows of the signed-in player: plain values, no ORM object
+    (a template never reads the database, nor a row detached from its session)."""
+
+    public_id: str
+    display_name: str
+
+
+def signed_in_as(env: Env, player_id: Any, version: Any, session_id: Any = None) -> Header | None:
+    """The header's view of a session's player (None when nobody is signed in)."""
+    player = current(env, player_id, version, session_id)
+    return None if player is None else Header(player.public_id, player.display_name)
+
+
 def current(env: Env, player_id: Any, version: Any, session_id: Any = None) -> Player | None:
     """The signed-in player of a session, if the session is still valid.
 

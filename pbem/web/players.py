@@ -23,9 +23,7 @@ bp = Blueprint("players", __name__)
 
 
 def signed_in() -> Player | None:
-    return players.current(
-        services(), session.get("player"), session.get("sv"), session.get("sid")
-    )
+    return players.current(services(), session.get("player"), session.get("sv"), session.get("sid"))
 
 
 def need_player() -> Player:
@@ -42,7 +40,11 @@ def _contribution() -> bytes | None:
 
 @bp.app_context_processor
 def _me() -> dict[str, Any]:
-    return {"current_player": signed_in}
+    """The header's signed-in player as a plain value, read as the page is rendered."""
+    me = players.signed_in_as(
+        services(), session.get("player"), session.get("sv"), session.get("sid")
+    )
+    return {"signed_in_as": me}
 
 
 @bp.get("/signin")
