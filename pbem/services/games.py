@@ -36,6 +36,7 @@ from .log import (
     state_of,
 )
 from .played import Entry, played, seat_names
+from .status import GameStatus
 
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
@@ -233,7 +234,7 @@ def create_game(
             server_seed=seed.hex() if await_players else None,
             dealt_at=None if await_players else now,
             first_player=first_player,
-            status="waiting" if await_players else "in_progress",
+            status=(GameStatus.WAITING if await_players else GameStatus.IN_PROGRESS).value,
             rematch_of=rematch_of,
             days_per_move=rules.days_per_move,
             reminder_after_hours=rules.reminder_after_hours,
@@ -328,7 +329,7 @@ def accept(
     now = env.clock.now()
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
-        if game.status != "waiting" or seat.contribution is not None:
+        if game.status != GameStatus.WAITING or seat.contribution is not None:
             raise BadRequest(_l("You have accepted this game already."))
         if len(contribution) < rng.MIN_CONTRIBUTION_BYTES:
             raise BadRequest(_l("Your contribution needs 16 random bytes or more."))
@@ -353,7 +354,7 @@ def accept(
         assert game.server_seed is not None
         contributions = [bytes.fromhex(s.contribution or "") for s in game.seats]
         seed = rng.mix_seed(bytes.fromhex(game.server_seed), contributions[0], contributions[1])
-        game.seed, game.status, game.dealt_at = seed.hex(), "in_progress", now
+        game.seed, game.status, game.dealt_at = seed.hex(), GameStatus.IN_PROGRESS.value, now
         session.flush()
         match = state_of(env, game, [])
         for s in (0, 1):

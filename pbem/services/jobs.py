@@ -23,6 +23,7 @@ from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
 from .log import log_rows, state_of
 from .moves import record_timeout
+from .status import GameStatus
 
 
 @dataclass
@@ -48,7 +49,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
     now = env.clock.now()
     with env.db.write() as session:
         game = session.get(Game, game_id)
-        if game is None or game.status != "in_progress":
+        if game is None or game.status != GameStatus.IN_PROGRESS:
             return
         rows = log_rows(session, game)
         try:

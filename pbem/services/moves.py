@@ -40,6 +40,7 @@ from .log import (
     state_of,
 )
 from .played import played, position_digester, remember
+from .status import GameStatus
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 Opener = Callable[[Session], tuple[Game, Seat]]
@@ -281,7 +282,7 @@ def _append(
             )
             move_log.append(session, game.id, row, entry.position)
             if after.is_over:
-                game.status, game.finished_at = "finished", now
+                game.status, game.finished_at = GameStatus.FINISHED.value, now
                 assert after.winner is not None
                 ratings.rate(session, game, after.winner, now)
             action = {Resign: "resign", Claim: "claim", Timeout: "timeout"}.get(type(move), "move")

@@ -17,6 +17,7 @@ from ..i18n.words import tell
 from ..services import games, moves
 from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
 from ..services.integrity import flag_json
+from ..services.status import GameStatus
 from . import inputs
 from .client import client
 from .context import services
@@ -75,7 +76,7 @@ def seat() -> Any:
             {
                 "game": page.game.public_id,
                 "seat": page.seat,
-                "status": "waiting",
+                "status": GameStatus.WAITING.value,
                 "players": list(page.game.names),
                 "commitment": page.game.commitment,
                 "accepted": page.accepted,
