@@ -4,6 +4,13 @@ is set), an Env on a frozen clock, the Flask app and its test client.
 One database serves the whole run and is migrated once: every test makes its own
 games, so tests never see each other's rows. Tests that need an empty database
 (migrations, tampering) ask ``fresh_database`` for one.
+
+The server's modules (store, services, web) are imported inside the fixtures, so the
+engine's tests (``tests/engine``) run where only the engine's dependencies, pytest and
+hypothesis are installed (``tests/test_engine_alone.py`` keeps it so).
+
+Under CI (``CI`` set, as ``.ci/run`` does) hypothesis runs derandomized: the same
+examples every run, and a failure prints the blob that reproduces it.
 """
 
 from __future__ import annotations
@@ -11,22 +18,29 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
-from pbem.clock import FrozenClock
-from pbem.config import Config
-from pbem.services.env import Env
-from pbem.store import migrate
-from pbem.store.db import Database
-from tests.databases import create_pg_database, drop_pg_database
+if TYPE_CHECKING:
+    from pbem.clock import FrozenClock
+    from pbem.config import Config
+    from pbem.services.env import Env
+    from pbem.store.db import Database
 
 SERVER_URL = os.environ.get("PBEM_TEST_DATABASE_URL", "")
+
+settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
 def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
     """A factory of empty databases of the run's kind; all are dropped at the end."""
+    from tests.databases import create_pg_database, drop_pg_database
+
     made: list[str] = []
 
     def make() -> str:
@@ -45,6 +59,9 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
 
 @pytest.fixture(scope="session")
 def database_url(fresh_database) -> str:
+    from pbem.store import migrate
+    from pbem.store.db import Database
+
     url = fresh_database()
     db = Database(url)
     migrate.upgrade(db.engine)
@@ -54,6 +71,8 @@ def database_url(fresh_database) -> str:
 
 @pytest.fixture(scope="session")
 def database(database_url) -> Iterator[Database]:
+    from pbem.store.db import Database
+
     db = Database(database_url)
     yield db
     db.dispose()
@@ -61,6 +80,8 @@ def database(database_url) -> Iterator[Database]:
 
 @pytest.fixture
 def config(database_url, tmp_path: Path) -> Config:
+    from pbem.config import Config
+
     return Config(
         env="testing",
         instance_path=tmp_path,
@@ -72,12 +93,15 @@ def config(database_url, tmp_path: Path) -> Config:
 
 @pytest.fixture
 def clock() -> FrozenClock:
+    from pbem.clock import FrozenClock
+
     return FrozenClock()
 
 
 @pytest.fixture
 def env(config, database, clock) -> Env:
     from pbem.services import ratelimit
+    from pbem.services.env import Env
 
     env = Env(config=config, db=database, clock=clock)
     ratelimit.forget_all(env)  # every test starts at the same frozen time: fresh windows

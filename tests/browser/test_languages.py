@@ -14,6 +14,8 @@ from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 from tests.mail.play import play
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 VIEWPORTS = {
     "phone": dict(viewport={"width": 360, "height": 760}, device_scale_factor=2, is_mobile=True),
     "desktop": dict(viewport={"width": 1280, "height": 900}),

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pbem.engine import load_record, replay_states
 from pbem.services import games, records
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_keyboard_steps_rounds_perspective_and_help(live_server, env, page):

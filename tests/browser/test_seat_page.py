@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pbem.services import games
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/s/[A-Za-z0-9_\-\.]+)")
 

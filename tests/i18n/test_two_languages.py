@@ -7,6 +7,8 @@ import random
 import re
 import secrets
 
+import pytest
+
 from pbem.engine import Match, load_record, replay
 from pbem.i18n.notation import written
 from pbem.services import records
@@ -64,6 +66,7 @@ def start(client, env) -> str:
     return public_id
 
 
+@pytest.mark.slow
 def test_a_persian_and_a_chinese_player_each_read_their_own_language(client, env, clock):
     public_id = start(client, env)
     rnd = random.Random(8)

@@ -28,6 +28,8 @@ from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 
+pytestmark = pytest.mark.slow
+
 SEAT_LINK = re.compile(r"/s/[A-Za-z0-9_\-\.]+")
 
 

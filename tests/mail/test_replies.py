@@ -61,6 +61,7 @@ def state(env, public_id):
     return replay(load_record(records.operator_record(env, public_id)))
 
 
+@pytest.mark.slow
 def test_a_whole_game_played_by_email_replies_alone(smtp_env, receiver):
     env = smtp_env
     public_id = new_game(env)

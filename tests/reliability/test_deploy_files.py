@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.reliability
+
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(sys.executable).parent.parent
 

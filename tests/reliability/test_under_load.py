@@ -11,6 +11,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from pbem.engine import load_record, verify
@@ -18,6 +19,8 @@ from pbem.services import games, records
 from pbem.store.db import is_sqlite
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.reliability.driver import play
+
+pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 GAMES = int(os.environ.get("PBEM_RELIABILITY_GAMES", "50"))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from pbem.leadership import Leadership
 from pbem.services import jobs
 from pbem.store.db import Database
@@ -28,6 +30,7 @@ class Slow:
         pass
 
 
+@pytest.mark.slow
 def test_several_senders_at_once_send_each_mail_once(env):
     ids = [new_game(env) for _ in range(6)]
     backend = Slow()

@@ -228,6 +228,7 @@ def test_uploads_expire_after_the_set_days_under_the_faked_clock(env):
     assert sorted(p.stem for p in folder.glob("*.json")) == [new.rsplit("/", 1)[1]]
 
 
+@pytest.mark.slow
 def test_uploads_are_capped_in_number_and_size_oldest_first(env):
     env.config = env.config.with_(upload_max_files=2)
     client = create_app(env=env).test_client()

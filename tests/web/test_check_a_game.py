@@ -186,6 +186,7 @@ def _python_311(folder: Path) -> dict[str, str]:
     return {**environ, "PATH": f"{folder}{os.pathsep}{environ.get('PATH', '')}"}
 
 
+@pytest.mark.slow
 def test_following_the_game_page_installs_the_checker_and_the_record_holds(
     live_server, env, tmp_path
 ):

@@ -75,6 +75,7 @@ def check(response, where) -> None:
         assert response.get_json()["error"], where
 
 
+@pytest.mark.slow
 def test_every_route_refuses_hostile_values_without_a_500(app, client, world):
     headers = {"Authorization": f"Bearer {world['token'][0]}"}
     walked = 0
