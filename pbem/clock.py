@@ -1,4 +1,4 @@
-"""The one source of time (DESIGN.md invariant 8): UTC, injected, so tests can move it."""
+"""The one source of time (docs/architecture.md, invariant 8): UTC, injected, so tests move it."""
 
 from __future__ import annotations
 

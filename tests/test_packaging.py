@@ -1,4 +1,4 @@
-"""An installed wheel finds its templates, static files and migrations (DESIGN.md, Layout)."""
+"""An installed wheel finds its templates, static files and migrations (resources.py)."""
 
 from __future__ import annotations
 

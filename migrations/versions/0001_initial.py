@@ -4,7 +4,7 @@ Revision ID: 0001
 Revises:
 Create Date: 2026-12-02
 
-The triggers make the log append-only in the database itself (DESIGN.md
+The triggers make the log append-only in the database itself (docs/architecture.md,
 invariant 2), so no code path, admin shell or future bug can rewrite a move.
 """
 

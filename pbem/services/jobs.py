@@ -1,4 +1,4 @@
-"""The scheduler's jobs, as plain functions of the injected clock (DESIGN.md invariant 8).
+"""The scheduler's jobs, plain functions of the injected clock (docs/architecture.md, invariant 8).
 
 Each is idempotent: a reminder, warning or digest carries a unique dedupe key in
 the outbox, and a timeout is a log entry whose number is UNIQUE, so running a

@@ -1,4 +1,4 @@
-"""Seat links are capabilities (DESIGN.md invariant 6).
+"""Seat links are capabilities (docs/architecture.md, invariant 6).
 
 A token is an itsdangerous signature over (game, seat, key version), salted by
 purpose so a token made for one use never opens another. Revoking a seat's

@@ -1,4 +1,4 @@
-"""Previewing and making moves (DESIGN.md invariant 3).
+"""Previewing and making moves (docs/architecture.md, invariant 3).
 
 A move is: open the seat's key (a seat link, or a reply address), read the log,
 replay it, let the engine check the move, INSERT it as ``n = last + 1`` with its

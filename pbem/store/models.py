@@ -1,6 +1,6 @@
 """The tables (SQLAlchemy 2.0 typed models). Migrations in ``migrations/`` are the truth.
 
-No table stores a hand, a market or a score (DESIGN.md invariant 1): a game is
+No table stores a hand, a market or a score (docs/architecture.md, invariant 1): a game is
 its seed and its move log; ``status`` and ``finished_at`` on ``games`` are an
 index for listings, written in the same transaction as the move that ends the
 game and checked by ``verify``.
@@ -89,7 +89,7 @@ class Seat(Base):
     seat: Mapped[int]
     name: Mapped[str] = mapped_column(String(80))
     email: Mapped[str] = mapped_column(String(254), index=True)
-    #: Bumped to revoke every link issued before (DESIGN.md invariant 6).
+    #: Bumped to revoke every link issued before (docs/architecture.md, invariant 6).
     key_version: Mapped[int] = mapped_column(default=1)
     #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
     mail_mode: Mapped[str] = mapped_column(String(8), default="each")

@@ -1,6 +1,6 @@
 """The outbox's recorder: queue rows, find the due ones, claim one and mark it sent or failed.
 
-Mails are rows written in the transaction that caused them (DESIGN.md invariant 5);
+Mails are rows written in the transaction that caused them (docs/architecture.md, invariant 5);
 the scheduler's delivery claims one row at a time in a transaction of its own. A
 claim locks the row with ``SKIP LOCKED`` on PostgreSQL, so a second sender passes
 over a row being sent; on SQLite the second sender waits for the write lock

@@ -1,4 +1,4 @@
-"""Seat tokens never reach a log (DESIGN.md invariant 6): request lines are redacted."""
+"""Seat tokens never reach a log (docs/architecture.md, invariant 6): request lines are redacted."""
 
 from __future__ import annotations
 
