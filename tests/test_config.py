@@ -73,3 +73,35 @@ def test_bad_settings_name_the_variable(environ):
     environ(PBEM_ENV="development", PBEM_SMTP_TLS="maybe")
     with pytest.raises(ConfigError, match="PBEM_SMTP_TLS"):
         from_env()
+
+
+def test_every_setting_of_the_scheduler_cache_and_role_is_read_here(environ):
+    """config.py is the one reader of the environment: what the scheduler, the replay cache
+    and `pbem db upgrade` used to read for themselves comes in the Config."""
+    environ(
+        PBEM_DELIVER_EVERY="1",
+        PBEM_PURGE_EVERY="7",
+        PBEM_REPLAY_CACHE="0",
+        PBEM_DATABASE_APP_ROLE="pbem_app",
+        PBEM_BASE_URL="http://example.test",
+    )
+    config = from_env()
+    assert (config.every.deliver, config.every.clock, config.every.purge) == (1, 60, 7)
+    assert config.replay_cache == 0 and config.database_app_role == "pbem_app"
+    assert config.base_url_given
+    environ(PBEM_CLOCK_EVERY="soon")
+    with pytest.raises(ConfigError, match="PBEM_CLOCK_EVERY"):
+        from_env()
+
+
+def test_nothing_else_in_the_package_reads_the_environment():
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "pbem"
+    readers = [
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.name != "config.py"
+        and any(word in path.read_text() for word in ("os.environ", "getenv("))
+    ]
+    assert readers == []

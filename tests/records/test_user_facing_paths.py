@@ -1,6 +1,6 @@
 """Nothing a person who clones or installs pbem reads may send them to files they do not
 have: the developers' notes kept beside the checkout. The rules and the formats are
-published in docs/ instead."""
+published in docs/ instead, the layers and the invariants in docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_no_user_facing_file_points_at_the_developers_files():
     """What a person who installs or clones pbem reads must not send them to files they
     do not have: the developers' notes beside the checkout."""
-    banned = re.compile(r"\.\./shared|shared/seeds|FORMAT\.md|RULES\.md")
+    banned = re.compile(r"\.\./shared|shared/seeds|FORMAT\.md|RULES\.md|DESIGN\.md|STYLE\.md")
     suffixes = {".py", ".md", ".html", ".txt", ".po", ".pot", ".toml", ".json", ".cfg", ".js"}
     files = [ROOT / "README.md"]
-    for folder in ("docs", "templates", "pbem"):
+    for folder in ("docs", "templates", "pbem", "migrations"):
         files += [
             p
             for p in (ROOT / folder).rglob("*")
@@ -31,3 +31,4 @@ def test_no_user_facing_file_points_at_the_developers_files():
     assert not offenders, offenders
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/record-format.md" in readme and "docs/rules.md" in readme
+    assert "docs/architecture.md" in readme
