@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..clock import as_utc
@@ -22,6 +21,7 @@ from ..i18n import LANGUAGES, Reader, known_timezone, reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
 from ..store import outbox as outbox_store
+from ..store import players as player_rows
 from ..store.models import AccessLog, Player, SignInLink
 from . import ratelimit
 from .env import Env
@@ -137,7 +137,7 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
         raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
     may_send = _may_mail(env, key, client)
     with env.db.write() as session:
-        player = session.scalars(select(Player).where(Player.email == key)).one_or_none()
+        player = player_rows.by_email(session, key)
         _log(session, env, player, "sign-in-request", client, detail=key)
         if not may_send or (player is not None and player.erased_at is not None):
             return
@@ -154,10 +154,8 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
 
 
 def _link(session: Session, token: str, now: datetime, *, lock: bool = False) -> SignInLink:
-    query = select(SignInLink).where(
-        SignInLink.token_hash == hashlib.sha256(token.encode()).hexdigest()
-    )
-    link = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    token_hash = hashlib.sha256(token.encode()).hexdigest()
+    link = player_rows.link_by_hash(session, token_hash, lock=lock)
     if link is None or link.used_at is not None or as_utc(link.expires_at) <= now:
         raise Forbidden(
             _l(
@@ -187,12 +185,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
     now = env.clock.now()
     with env.db.write() as session:
         link = _link(session, token, now, lock=True)
-        used = session.execute(
-            update(SignInLink)
-            .where(SignInLink.id == link.id, SignInLink.used_at.is_(None))
-            .values(used_at=now)
-        )
-        if used.rowcount != 1:  # another request used it first
+        if not player_rows.use_link(session, link.id, now):  # another request used it first
             raise Forbidden(_l("This link has been used already."))
         if link.purpose == "change-email":
             player = session.get(Player, link.player_id)
@@ -213,7 +206,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
 
 
 def _move_address(session: Session, player: Player, new_email: str) -> None:
-    taken = session.scalars(select(Player).where(Player.email == new_email)).one_or_none()
+    taken = player_rows.by_email(session, new_email)
     if taken is not None and taken.id != player.id:
         raise BadRequest(_l("That address belongs to another player already."))
     for seat in seats_of(session, player):
@@ -247,11 +240,7 @@ def current(env: Env, player_id: Any, version: Any, session_id: Any = None) -> P
     if not isinstance(session_id, int) or isinstance(session_id, bool):
         return None
     with env.db.read() as session:
-        found = session.execute(
-            select(Player, SignInLink.signed_out_at)
-            .join(SignInLink, SignInLink.player_id == Player.id)
-            .where(Player.id == player_id, SignInLink.id == session_id)
-        ).one_or_none()
+        found = player_rows.with_session(session, player_id, session_id)
         if found is None:
             return None
         player, signed_out_at = found
@@ -309,7 +298,7 @@ def request_email_change(env: Env, player_id: int, new_email: str, client: Clien
         _log(session, env, player, "email-change-request", client, detail=key)
         if not may_send:
             return
-        owner = session.scalars(select(Player).where(Player.email == key)).one_or_none()
+        owner = player_rows.by_email(session, key)
         if owner is not None:
             if owner.erased_at is None:
                 _mail(
@@ -385,6 +374,11 @@ def _frozen(game: Any, seat: int, opponent: str, rows: list[Any], link: str) -> 
 
 def my_games(env: Env, player_id: int) -> MyGames:
     """The player's games: waiting for their move first, then for the opponent, then done."""
+    return _sorted_games(env, player_id, links=True)
+
+
+def _sorted_games(env: Env, player_id: int, *, links: bool) -> MyGames:
+    """``links``: with each seat's link (the player's own list); without, none is made."""
     now = env.clock.now()
     with env.db.read() as session:
         player = session.get(Player, player_id)
@@ -394,7 +388,10 @@ def my_games(env: Env, player_id: int) -> MyGames:
         for seat in seats_of(session, player):
             game = seat.game
             rows = log_rows(session, game)
-            token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
+            token = (
+                env.links.seat_token(game.public_id, seat.seat, seat.key_version) if links else None
+            )
+            url = env.seat_url(token) if token is not None else ""
             opponent = game.seats[1 - seat.seat].name
             if not game.dealt:
                 out.append(
@@ -409,14 +406,14 @@ def my_games(env: Env, player_id: int) -> MyGames:
                         as_utc(game.created_at),
                         None,
                         None,
-                        env.seat_url(token),
+                        url,
                     )
                 )
                 continue
             try:
                 match = state_of(env, game, rows)
             except Frozen:
-                out.append(_frozen(game, seat.seat, opponent, rows, env.seat_url(token)))
+                out.append(_frozen(game, seat.seat, opponent, rows, url))
                 continue
             clock = current_clock(game, rows, match, now)
             result = None
@@ -438,7 +435,7 @@ def my_games(env: Env, player_id: int) -> MyGames:
                     turn_started(game, rows),
                     clock.deadline if clock else None,
                     result,
-                    env.seat_url(token),
+                    url,
                 )
             )
         mine = sorted(
@@ -548,39 +545,56 @@ RESULTS: dict[tuple[str, str | None], Any] = {
 
 
 @dataclass(frozen=True, slots=True)
+class PublicPlayer:
+    """What a player's public page shows of them: no address, no settings."""
+
+    public_id: str
+    display_name: str
+    rated_games: int
+    rating_mu: float | None
+    rating_sigma: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PublicGame:
+    """A game as anyone may see it: no seat link, no last move, no deadline, no turn."""
+
+    public_id: str
+    opponent: str
+    status: str
+    moves: int
+    result: Any  # lazy text, finished games only
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerPage:
-    player: Player
-    finished: list[MyGame]
-    running: list[MyGame]  # opponent, moves, status: nothing private
+    player: PublicPlayer
+    finished: list[PublicGame]
+    running: list[PublicGame]
+
+
+def _public(g: MyGame) -> PublicGame:
+    return PublicGame(g.public_id, g.opponent, g.status, g.moves, g.result)
 
 
 def public_player(env: Env, public_id: str) -> PlayerPage:
-    """A player's public page: results of finished games; running ones without anything
-    private (no seat links, no last move, no deadline)."""
+    """A player's public page: results of finished games, and running ones with nothing
+    private. Built from public fields only: no seat link is made for it."""
     with env.db.read() as session:
-        player = session.scalars(select(Player).where(Player.public_id == public_id)).one_or_none()
+        player = player_rows.by_public_id(session, public_id)
         if player is None or player.erased_at is not None:
             raise NotFound(_l("There is no such player."))
-        player_id = player.id
-    games = my_games(env, player_id)
-
-    def public(g: MyGame) -> MyGame:
-        return MyGame(
-            g.public_id,
-            g.seat,
-            g.opponent,
-            g.status,
-            False,
-            g.moves,
-            None,
-            g.last_at,
-            None,
-            g.result,
-            "",
+        shown = PublicPlayer(
+            player.public_id,
+            player.display_name,
+            player.rated_games,
+            player.rating_mu,
+            player.rating_sigma,
         )
-
+        player_id = player.id
+    games = _sorted_games(env, player_id, links=False)
     return PlayerPage(
-        games.player,
-        [public(g) for g in games.finished],
-        [public(g) for g in (*games.my_turn, *games.waiting)],
+        shown,
+        [_public(g) for g in games.finished],
+        [_public(g) for g in (*games.my_turn, *games.waiting)],
     )

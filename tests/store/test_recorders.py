@@ -26,7 +26,6 @@ NOT_YET_MOVED = {
     "services/games.py",
     "services/identity.py",
     "services/jobs.py",
-    "services/players.py",
     "services/ratelimit.py",
     "services/ratings.py",
     "services/replies.py",
