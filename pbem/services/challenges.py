@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..i18n import lazy_gettext as _l
-from ..store.models import Challenge, Game, Player
+from ..store import challenges as challenge_rows
+from ..store import games as game_rows
+from ..store.models import Challenge, Player
 from . import games, ratelimit
 from .env import Env
 from .errors import BadRequest, Conflict, Forbidden, NotFound
@@ -80,12 +81,7 @@ def post(
 
 def open_list(env: Env, viewer_id: int | None) -> list[OpenChallenge]:
     with env.db.read() as session:
-        rows = session.scalars(
-            select(Challenge)
-            .where(Challenge.status == "open")
-            .order_by(Challenge.created_at.desc())
-            .limit(100)
-        )
+        rows = challenge_rows.open_ones(session, 100)
         return [
             OpenChallenge(
                 c.public_id,
@@ -112,19 +108,12 @@ def accept(
     """Take an open challenge: creates the game (once) and mails both players their links."""
     _limit(env, player_id, client)
     with env.db.write() as session:
-        challenge = session.scalars(
-            select(Challenge).where(Challenge.public_id == challenge_id)
-        ).one_or_none()
+        challenge = challenge_rows.by_public_id(session, challenge_id)
         if challenge is None:
             raise NotFound(_l("There is no such challenge."))
         if challenge.player_id == player_id:
             raise BadRequest(_l("That is your own challenge."))
-        taken = session.execute(
-            update(Challenge)
-            .where(Challenge.id == challenge.id, Challenge.status == "open")
-            .values(status="accepted", accepted_by=player_id)
-        )
-        if taken.rowcount != 1:
+        if not challenge_rows.take(session, challenge.id, player_id):
             raise Conflict(_l("Someone else accepted this challenge first."))
         by = session.get(Player, challenge.player_id)
         me = session.get(Player, player_id)
@@ -143,9 +132,7 @@ def accept(
     )
     with env.db.write() as session:
         game = game_row(session, created.public_id)
-        session.execute(
-            update(Challenge).where(Challenge.public_id == challenge_id).values(game_id=game.id)
-        )
+        challenge_rows.set_game(session, challenge_id, game.id)
     if contribution is not None:  # the accepting player's browser adds its bytes at once
         games.accept(env, created.tokens[1], contribution, Client())
     return created.public_id
@@ -153,16 +140,7 @@ def accept(
 
 def withdraw(env: Env, challenge_id: str, player_id: int) -> None:
     with env.db.write() as session:
-        done = session.execute(
-            update(Challenge)
-            .where(
-                Challenge.public_id == challenge_id,
-                Challenge.player_id == player_id,
-                Challenge.status == "open",
-            )
-            .values(status="withdrawn")
-        )
-        if done.rowcount != 1:
+        if not challenge_rows.withdraw(session, challenge_id, player_id):
             raise NotFound(_l("There is no open challenge of yours with that id."))
 
 
@@ -173,7 +151,7 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         match = state_of(env, game, log_rows(session, game))
         if not match.is_over:
             raise BadRequest(_l("A rematch can be asked for once the game is over."))
-        existing = session.scalars(select(Game).where(Game.rematch_of == game.id)).one_or_none()
+        existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id
         players = tuple(games.PlayerIn(s.name, s.email, s.language, s.timezone) for s in game.seats)
@@ -200,7 +178,9 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         )
     except IntegrityError:  # the other player asked at the same moment: theirs stands
         with env.db.read() as session:
-            return session.scalars(select(Game).where(Game.rematch_of == old_id)).one().public_id
+            made = game_rows.rematch_of(session, old_id)
+            assert made is not None
+            return made.public_id
     if contribution is not None:
         games.accept(env, created.tokens[asking], contribution, client)
     return created.public_id

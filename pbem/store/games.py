@@ -86,3 +86,8 @@ def flag(session: Session, game_id: int, error: str) -> None:
         .where(Game.id == game_id, Game.integrity_error.is_(None))
         .values(integrity_error=error)
     )
+
+
+def rematch_of(session: Session, game_id: int) -> Game | None:
+    """The rematch already made of a game, if any (there is at most one: a unique key)."""
+    return session.scalars(select(Game).where(Game.rematch_of == game_id)).one_or_none()
