@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ..clock import as_utc
+from ..engine import Termination
 from ..i18n import LANGUAGES, Reader, known_timezone, reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
@@ -417,12 +418,11 @@ def _sorted_games(env: Env, player_id: int, *, links: bool) -> MyGames:
                 continue
             clock = current_clock(game, rows, match, now)
             result = None
-            if match.is_over:
-                how = "resigned" if match.resigned is not None else None
-                how = "time" if how is None and match.claimed is not None else how
-                won = "won" if match.winner == seat.seat else "lost"
-                score = dict(mine=match.seals[seat.seat], theirs=match.seals[1 - seat.seat])
-                result = RESULTS[won, how](**score)
+            outcome = match.outcome()
+            if outcome is not None:
+                won = outcome.winner == seat.seat
+                score = dict(mine=outcome.seals[seat.seat], theirs=outcome.seals[1 - seat.seat])
+                result = RESULTS[won, outcome.termination](**score)
             out.append(
                 MyGame(
                     game.public_id,
@@ -532,13 +532,15 @@ def erase(env: Env, player_id: int, client: Client) -> int:
 
 
 #: A finished game's result as its player reads it, by (won or lost, how it ended).
-RESULTS: dict[tuple[str, str | None], Any] = {
-    ("won", None): lambda **k: _l("won %(mine)s–%(theirs)s", **k),
-    ("lost", None): lambda **k: _l("lost %(mine)s–%(theirs)s", **k),
-    ("won", "resigned"): lambda **k: _l("won %(mine)s–%(theirs)s by resignation", **k),
-    ("lost", "resigned"): lambda **k: _l("lost %(mine)s–%(theirs)s by resignation", **k),
-    ("won", "time"): lambda **k: _l("won %(mine)s–%(theirs)s on time", **k),
-    ("lost", "time"): lambda **k: _l("lost %(mine)s–%(theirs)s on time", **k),
+RESULTS: dict[tuple[bool, Termination], Any] = {
+    (True, Termination.SEALS): lambda **k: _l("won %(mine)s–%(theirs)s", **k),
+    (False, Termination.SEALS): lambda **k: _l("lost %(mine)s–%(theirs)s", **k),
+    (True, Termination.RESIGNATION): lambda **k: _l("won %(mine)s–%(theirs)s by resignation", **k),
+    (False, Termination.RESIGNATION): lambda **k: _l(
+        "lost %(mine)s–%(theirs)s by resignation", **k
+    ),
+    (True, Termination.CLAIM): lambda **k: _l("won %(mine)s–%(theirs)s on time", **k),
+    (False, Termination.CLAIM): lambda **k: _l("lost %(mine)s–%(theirs)s on time", **k),
 }
 
 # ------------------------------------------------------------------ public pages
