@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
-
 from .. import engine as jaipur
 from ..clock import as_utc
 from ..engine import rng
 from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
+from ..store import games as game_rows
 from ..store.models import Game, MoveRow, Seat
 from . import notify, ratelimit
 from .deadlines import TurnClock, turn_clock
@@ -443,10 +442,8 @@ def public_page(env: Env, public_id: str) -> PublicPage:
 
 def list_games(env: Env, limit: int = 100) -> list[GameSummary]:
     with env.db.read() as session:
-        counts = dict(
-            session.execute(select(MoveRow.game_id, func.count()).group_by(MoveRow.game_id)).all()
-        )
-        games = session.scalars(select(Game).order_by(Game.id.desc()).limit(limit))
+        counts = game_rows.move_counts(session)
+        games = game_rows.newest(session, limit)
         return [
             GameSummary(
                 g.public_id,

@@ -7,11 +7,12 @@ import re
 import secrets
 from datetime import datetime
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..engine import names
 from ..i18n import lazy_gettext as _l
+from ..store import players as player_rows
+from ..store import seats as seat_rows
 from ..store.models import Player, Seat
 from .errors import BadRequest
 
@@ -69,7 +70,7 @@ def normal_email(email: str) -> str:
 
 def player_for(session: Session, email: str, name: str, now: datetime) -> Player:
     key = normal_email(email)
-    player = session.scalars(select(Player).where(Player.email == key)).one_or_none()
+    player = player_rows.by_email(session, key)
     if player is None:
         player = Player(
             public_id="".join(secrets.choice(_ALPHABET) for _ in range(10)),
@@ -88,4 +89,4 @@ def player_for(session: Session, email: str, name: str, now: datetime) -> Player
 
 
 def seats_of(session: Session, player: Player) -> list[Seat]:
-    return list(session.scalars(select(Seat).where(func.lower(Seat.email) == player.email)))
+    return seat_rows.of_player(session, player.email)

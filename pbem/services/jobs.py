@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
-
 from ..i18n import Reader
 from ..mail.delivery import Backend, deliver_due
-from ..store.models import Game, Seat
+from ..store import games as game_rows
+from ..store import seats as seat_rows
+from ..store.models import Game
 from . import notify
 from .deadlines import reminders_due, turn_clock
 from .env import Env
@@ -38,8 +38,7 @@ def run_clock(env: Env) -> ClockReport:
     whose log does not verify, has no clock)."""
     report = ClockReport()
     with env.db.read() as session:
-        running = (Game.status == "in_progress", Game.integrity_error.is_(None))
-        ids = list(session.scalars(select(Game.id).where(*running)))
+        ids = game_rows.running_ids(session)
     for game_id in ids:
         _game_clock(env, game_id, report)
     return report
@@ -118,15 +117,7 @@ def send_digests(env: Env) -> int:
     day = now.date().isoformat()
     waiting: dict[str, dict[str, Any]] = {}
     with env.db.read() as session:
-        seats = session.scalars(
-            select(Seat)
-            .join(Game)
-            .where(
-                Seat.mail_mode == "digest",
-                Game.status == "in_progress",
-                Game.integrity_error.is_(None),
-            )
-        )
+        seats = seat_rows.digest_readers(session)
         for seat in seats:
             game = seat.game
             rows = log_rows(session, game)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import select
-
 from ..clock import as_utc
 from ..i18n import LANGUAGES, Reader, known_timezone
 from ..i18n import lazy_gettext as _l
-from ..store.models import Seat, Vacation
+from ..store import seats as seat_rows
+from ..store.models import Vacation
 from .env import Env
 from .errors import BadRequest
 from .games import vacation_left
@@ -65,7 +64,7 @@ def set_mail_mode(
         game, seat = authenticate(env, session, token)
         seats = [seat]
         if all_games:
-            seats = list(session.scalars(select(Seat).where(Seat.email == seat.email)))
+            seats = seat_rows.with_address(session, seat.email)
         for s in seats:
             s.mail_mode = mode
         record_access(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, select, update
+from sqlalchemy import Row, Select, bindparam, func, select, update
 from sqlalchemy.orm import Session, joinedload
 
 from .models import Game, MoveRow, Seat
@@ -91,3 +91,23 @@ def flag(session: Session, game_id: int, error: str) -> None:
 def rematch_of(session: Session, game_id: int) -> Game | None:
     """The rematch already made of a game, if any (there is at most one: a unique key)."""
     return session.scalars(select(Game).where(Game.rematch_of == game_id)).one_or_none()
+
+
+def running_ids(session: Session) -> list[int]:
+    """The ids of the games in progress whose log verifies: the ones with a clock."""
+    return list(
+        session.scalars(
+            select(Game.id).where(Game.status == "in_progress", Game.integrity_error.is_(None))
+        )
+    )
+
+
+def newest(session: Session, limit: int) -> list[Game]:
+    """The latest games first."""
+    return list(session.scalars(select(Game).order_by(Game.id.desc()).limit(limit)))
+
+
+def move_counts(session: Session) -> dict[int, int]:
+    """How many moves each game has logged (games without a move are absent)."""
+    counted = session.execute(select(MoveRow.game_id, func.count()).group_by(MoveRow.game_id))
+    return {game_id: n for game_id, n in counted}
