@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from babel.support import LazyProxy
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
 from .. import engine as jaipur
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
@@ -23,7 +21,8 @@ from ..i18n import Reader, use_reader
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import error_text
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
-from ..store.models import Game, InboundMail
+from ..store import games as game_rows
+from ..store import inbound as inbound_rows
 from . import moves, notes, notify
 from .env import Env
 from .errors import Frozen, ServiceError
@@ -88,22 +87,18 @@ def _claim_message(env: Env, message_id: str) -> bool:
     """Take the Message-ID, or learn that another delivery of this mail already took it."""
     try:
         with env.db.write() as session:
-            if session.scalar(select(InboundMail.id).where(InboundMail.message_id == message_id)):
-                return False
-            session.add(
-                InboundMail(message_id=message_id, received_at=env.clock.now(), outcome="received")
-            )
-    except IntegrityError:
+            inbound_rows.take(session, message_id, env.clock.now())
+    except inbound_rows.Taken:
         return False
     return True
 
 
 def _finish(env: Env, message_id: str, claim: ReplyClaim | None, outcome: str, detail: str) -> None:
     with env.db.write() as session:
-        row = session.scalars(select(InboundMail).where(InboundMail.message_id == message_id)).one()
+        row = inbound_rows.by_message_id(session, message_id)
         row.outcome, row.detail = outcome, detail[:1000]
         if claim is not None:
-            game = session.scalars(select(Game).where(Game.public_id == claim.public_id)).first()
+            game = game_rows.first_by_public_id(session, claim.public_id)
             row.game_id, row.seat = (game.id if game else None), claim.seat
 
 
@@ -148,7 +143,7 @@ def _refuse(
     it is now, with a few legal moves when it is the seat's turn.
     """
     with env.db.write() as session:
-        game = session.scalars(select(Game).where(Game.public_id == claim.public_id)).first()
+        game = game_rows.first_by_public_id(session, claim.public_id)
         if game is not None and 0 <= claim.seat < len(game.seats):
             seat_row = game.seats[claim.seat]
             view = legal = None

@@ -111,3 +111,8 @@ def move_counts(session: Session) -> dict[int, int]:
     """How many moves each game has logged (games without a move are absent)."""
     counted = session.execute(select(MoveRow.game_id, func.count()).group_by(MoveRow.game_id))
     return {game_id: n for game_id, n in counted}
+
+
+def first_by_public_id(session: Session, public_id: str) -> Game | None:
+    """The game with this public id, or None (a reply address may name a game since gone)."""
+    return session.scalars(_BY_PUBLIC_ID, {"public_id": public_id}).first()

@@ -28,7 +28,6 @@ BUILDERS = {"select", "insert", "update", "delete", "text"}
 NOT_YET_MOVED = {
     "services/ratelimit.py",
     "services/ratings.py",
-    "services/replies.py",
     "web/__init__.py",
     "web/inputs.py",
     "web/locale.py",
