@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from openskill.models import PlackettLuce
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ..store import ratings as rating_rows
 from ..store.models import Game, Player
 from .env import Env
 from .identity import player_for
@@ -51,15 +51,8 @@ def rebuild(env: Env) -> int:
     from .log import log_rows, state_of
 
     with env.db.write() as session:
-        session.execute(update(Player).values(rating_mu=None, rating_sigma=None, rated_games=0))
-        session.execute(update(Game).values(rated_at=None))
-        finished = list(
-            session.scalars(
-                select(Game)  # a game whose log does not verify is not rated
-                .where(Game.status == "finished", Game.integrity_error.is_(None))
-                .order_by(Game.finished_at, Game.id)
-            )
-        )
+        rating_rows.forget_all(session)
+        finished = rating_rows.finished_in_order(session)  # a game that does not verify: unrated
         rated = 0
         for game in finished:
             try:
@@ -87,9 +80,7 @@ class Rated:
 
 def table(env: Env, limit: int = 100) -> list[Rated]:
     with env.db.read() as session:
-        rows = session.scalars(
-            select(Player).where(Player.rated_games > 0, Player.erased_at.is_(None))
-        )
+        rows = rating_rows.rated_players(session)
         rated = [
             Rated(
                 p.public_id,
