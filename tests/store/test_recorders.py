@@ -23,11 +23,6 @@ from pbem.store.move_log import LogRow, MovedOn
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pbem"
 BUILDERS = {"select", "insert", "update", "delete", "text"}
-#: Modules whose statements have not moved into a recorder yet (issue 23, part A, under way).
-#: The list only shrinks: a module taken off it is checked from then on.
-NOT_YET_MOVED = {
-    "services/ratelimit.py",
-}
 
 
 def a_game_id(env) -> int:
@@ -275,10 +270,6 @@ def test_only_the_store_builds_sql():
     for folder in ("services", "web"):
         for path in sorted((PACKAGE / folder).rglob("*.py")):
             name = path.relative_to(PACKAGE).as_posix()
-            if name in NOT_YET_MOVED:
-                continue
             if found := _builders_imported(path):
                 offenders[name] = sorted(found)
     assert offenders == {}
-    still_there = {n for n in NOT_YET_MOVED if not (PACKAGE / n).exists()}
-    assert not still_there, f"take these off NOT_YET_MOVED: {sorted(still_there)}"
