@@ -47,15 +47,23 @@ def tenv(own_database, config, clock) -> Env:
 
 
 def _play(env: Env, count: int, finish: bool) -> str:
-    rnd = random.Random(11)
-    public_id = new_game(env, first=0)
-    tokens = games.seat_tokens(env, public_id)
-    for n in range(1, count + 1):
-        t = next(t for t in tokens if games.legal_moves(env, t))
-        moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
-    if finish:
-        moves.resign(env, tokens[0], count + 1, log.Client())
-    return public_id
+    """A game of ``count`` random moves in which the attacker had a choice at move
+    TAMPERED: the deal is random, and about one deal in seventy leaves a market of five
+    camels there, where taking them is the only move (a new game is dealt then)."""
+    for _ in range(20):
+        rnd = random.Random(11)
+        public_id = new_game(env, first=0)
+        tokens = games.seat_tokens(env, public_id)
+        for n in range(1, count + 1):
+            t = next(t for t in tokens if games.legal_moves(env, t))
+            if n == TAMPERED and len(games.legal_moves(env, t)) < 2:
+                break
+            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
+        else:
+            if finish:
+                moves.resign(env, tokens[0], count + 1, log.Client())
+            return public_id
+    raise AssertionError("twenty deals in a row left no choice at the tampered move")
 
 
 def _game_id(env: Env, public_id: str) -> int:
