@@ -25,7 +25,6 @@ from .services.env import Env
 log = logging.getLogger("pbem.scheduler")
 
 
-
 def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
     def run() -> None:
         try:

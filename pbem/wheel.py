@@ -126,9 +126,7 @@ def _text(name: str, text: str) -> Source:
 
 
 def _skipped(parts: tuple[str, ...]) -> bool:
-    return any(p == "__pycache__" or p.startswith(".") for p in parts) or parts[-1].endswith(
-        ".pyc"
-    )
+    return any(p == "__pycache__" or p.startswith(".") for p in parts) or parts[-1].endswith(".pyc")
 
 
 def _listed(dist: metadata.Distribution, package: Path) -> list[Source] | None:

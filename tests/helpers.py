@@ -7,7 +7,7 @@ import re
 from sqlalchemy import select
 
 from pbem.services.env import Env
-from pbem.services.notify import Writer
+from pbem.services.game_mails import Writer
 from pbem.store.models import Game, OutboxMessage
 
 LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")

@@ -173,7 +173,7 @@ def backend_for(config: Config) -> Backend:
     return SmtpBackend(config)
 
 
-#: Writes an unwritten row's words into it (``services.notify.Writer.write``).
+#: Writes an unwritten row's words into it (``services.game_mails.Writer.write``).
 Write = Callable[[Session, OutboxMessage], None]
 
 

@@ -57,6 +57,7 @@ _ATTRIBUTION_END = re.compile(r"[:：]\s*[\u200b-\u200f\u202a-\u202e]*$")
 #: The paragraph above the quote is the attribution only if it is this short.
 _ATTRIBUTION_LINES = 6
 
+
 @dataclass(frozen=True, slots=True)
 class Inbound:
     message_id: str

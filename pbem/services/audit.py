@@ -25,7 +25,7 @@ from .errors import NotFound, flagged
 from .integrity import Flag, flag_json
 from .log import Client, game_row, use_seat
 from .played import chain_start
-from .replay import Replay, Step, from_game
+from .replay_frames import Replay, Step, from_game
 
 #: How far around a move the access log is shown.
 WINDOW = timedelta(hours=24)
@@ -160,7 +160,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
 
 
 def public_audit(env: Env, public_id: str, n: int) -> Audit:
-    from .viewing import open_public
+    from .replay_access import open_public
 
     replay = open_public(env, public_id).replay  # refuses a running game
     with env.db.read() as session:
@@ -260,7 +260,7 @@ def _meta(game: Game) -> tuple[list[dict[str, Any]], str, int | None, str]:
 
 
 def public_evidence(env: Env, public_id: str, n: int) -> dict[str, Any]:
-    from .viewing import open_public
+    from .replay_access import open_public
 
     replay = open_public(env, public_id).replay
     with env.db.read() as session:

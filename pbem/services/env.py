@@ -9,7 +9,7 @@ from ..config import Config
 from ..store.db import Database
 from ..wheel import version, wheel_name
 from .cache import ReplayCache
-from .links import LinkSigner
+from .seat_tokens import LinkSigner
 
 
 @dataclass

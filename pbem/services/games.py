@@ -20,7 +20,7 @@ from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
 from ..store.models import Game, MoveRow, Seat
-from . import notify, ratelimit
+from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
@@ -265,7 +265,7 @@ def create_game(
         )
         match = None if await_players else state_of(env, game, [])
         for seat in (0, 1):
-            notify.invitation(session, env, game, seat, tokens[seat], match)
+            game_mails.invitation(session, env, game, seat, tokens[seat], match)
         return CreatedGame(game.public_id, game.commitment, tokens)
 
 
@@ -357,7 +357,7 @@ def accept(
         session.flush()
         match = state_of(env, game, [])
         for s in (0, 1):
-            notify.dealt(session, env, game, s, match)
+            game_mails.dealt(session, env, game, s, match)
         return True
 
 

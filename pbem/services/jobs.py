@@ -16,7 +16,7 @@ from ..mail.delivery import Backend, deliver_due
 from ..store import games as game_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
-from . import notify
+from . import game_mails
 from .deadlines import reminders_due, turn_clock
 from .env import Env
 from .errors import Frozen
@@ -72,7 +72,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             and clock.warning_at is not None
             and clock.warning_at <= now
         ):
-            report.warnings += notify.deadline_warning(
+            report.warnings += game_mails.deadline_warning(
                 session, env, game, seat, next_n, turn_n, clock.deadline
             )
         # after the deadline the timeout mail says it all, unless the game simply waits
@@ -86,7 +86,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
                 away,
             )
             if k:
-                report.reminders += notify.reminder(
+                report.reminders += game_mails.reminder(
                     session,
                     env,
                     game,
@@ -105,7 +105,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
     """Send the outbox's due mails, writing those queued unwritten; returns how many went."""
-    writer = notify.Writer(env)
+    writer = game_mails.Writer(env)
     return deliver_due(env.db, env.clock, backend, env.config.mail_from, limit, write=writer.write)
 
 
@@ -144,13 +144,13 @@ def send_digests(env: Env) -> int:
                     "next_n": len(rows) + 1,
                     "last": rows[-1].move if rows else None,
                     "deadline": clock.deadline if clock else None,
-                    "link": notify.seat_link(env, game, seat.seat),
+                    "link": game_mails.seat_link(env, game, seat.seat),
                 }
             )
     sent = 0
     for person in waiting.values():
         with env.db.write() as session:
-            sent += notify.digest(
+            sent += game_mails.digest(
                 session,
                 env,
                 person["email"],

@@ -24,11 +24,10 @@ from ..i18n.notation import parse as parse_in
 from ..store import move_log
 from ..store.models import Game, Seat
 from ..store.move_log import LogRow, MovedOn
-from . import notes, notify, ratings
+from . import game_mails, notes, ratings
 from .env import Env
 from .errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
 from .integrity import keep_flag
-from .links import ReplyClaim
 from .log import (
     Client,
     Key,
@@ -40,6 +39,7 @@ from .log import (
     state_of,
 )
 from .played import played, position_digester, remember
+from .seat_tokens import ReplyClaim
 from .status import GameStatus
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
@@ -297,7 +297,7 @@ def _append(
                 detail=f"{entry.move} (via {source})",
             )
             grown = log.then(after, words, row)
-            notify.after_move(session, env, game, notify.last_move(grown))
+            game_mails.after_move(session, env, game, game_mails.last_move(grown))
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except MovedOn:  # another move took this n, or held SQLite's lock past the timeout

@@ -23,11 +23,11 @@ from ..i18n.words import error_text
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
-from . import moves, notes, notify
+from . import game_mails, moves, notes
 from .env import Env
 from .errors import Frozen, ServiceError
-from .links import ReplyClaim
 from .log import Client, log_rows, state_of
+from .seat_tokens import ReplyClaim
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "
@@ -162,7 +162,7 @@ def _refuse(
                 view = jaipur.seat_view(match, claim.seat)
                 if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())
-            notify.refusal(
+            game_mails.refusal(
                 session,
                 env,
                 seat_row.email,

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from ..i18n import gettext as _
 from ..i18n import known_language, known_timezone, reader
 from ..i18n import lazy_gettext as _l
-from ..services import games, records, seat_links
+from ..services import games, link_recovery, records
 from ..services.errors import BadRequest
 from . import inputs
 from .client import client
@@ -54,6 +54,7 @@ def create() -> Any:
 def _clock(form: Any) -> games.GameClock:
     """The game's clock from the home form (defaults for anything missing)."""
     days = inputs.text(form, "days_per_move", default="3")
+
     def hours(name: str, label: Any, default: int) -> int:
         return inputs.number(form, name, low=1, high=24 * 30, label=label, default=default)
 
@@ -98,7 +99,7 @@ def record(public_id: str) -> Response:
 
 @bp.post("/g/<public_id>/link")
 def request_link(public_id: str) -> Any:
-    seat_links.request_link(services(), public_id, inputs.text(request.form, "email"), client())
+    link_recovery.request_link(services(), public_id, inputs.text(request.form, "email"), client())
     flash(
         _(
             "If that address belongs to a player of this game, their link is on its way. "

@@ -25,10 +25,10 @@ from ..clock import Clock, SystemClock
 from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..i18n import lazy_gettext as _l
-from ..services import audit, ratelimit, viewing
+from ..services import audit, ratelimit, replay_access
 from ..services.errors import BadRequest, NotFound, ServiceError
 from ..services.integrity import Flag
-from ..services.replay import ALL, Replay, explore, from_record
+from ..services.replay_frames import ALL, Replay, explore, from_record
 from . import inputs
 from .client import client
 from .context import services
@@ -127,7 +127,7 @@ def render_whatif(
 
 @bp.get("/g/<public_id>/whatif")
 def public_whatif(public_id: str) -> Any:
-    opened = viewing.open_public(services(), public_id)
+    opened = replay_access.open_public(services(), public_id)
     names = opened.game.names
     return render_whatif(
         opened.replay,
@@ -153,7 +153,7 @@ def record_whatif(digest: str) -> Any:
 
 @bp.get("/g/<public_id>/replay")
 def public_replay(public_id: str) -> Any:
-    opened = viewing.open_public(services(), public_id)
+    opened = replay_access.open_public(services(), public_id)
     names = opened.game.names
     return render_replay(
         opened.replay,
@@ -169,7 +169,7 @@ def public_replay(public_id: str) -> Any:
 
 @bp.get("/s/<token>/replay")
 def seat_replay(token: str) -> Any:
-    opened = viewing.open_seat(services(), token, client())
+    opened = replay_access.open_seat(services(), token, client())
     names = opened.game.names
     return render_replay(
         opened.replay,

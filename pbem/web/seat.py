@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
 from ..i18n import lazy_gettext as _l
-from ..services import games, moves, records, seat_links, settings
+from ..services import games, link_recovery, moves, records, settings
 from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from . import inputs
 from .client import client
@@ -22,9 +22,7 @@ bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
 
 def _n() -> int:
     """The number of the move the form was made for (the game may have moved on since)."""
-    return inputs.number(
-        request.form, "n", low=1, high=inputs.MAX_MOVE, label=_l("Move")
-    )
+    return inputs.number(request.form, "n", low=1, high=inputs.MAX_MOVE, label=_l("Move"))
 
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
@@ -154,7 +152,7 @@ def language(token: str) -> Any:
 
 @bp.post("/reissue")
 def reissue(token: str) -> Any:
-    seat_links.reissue_link(services(), token, client())
+    link_recovery.reissue_link(services(), token, client())
     return render_template("web/reissued.html")
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
-from pbem.services import games, jobs, log, moves, seat_links, settings
+from pbem.services import games, jobs, link_recovery, log, moves, settings
 from tests.helpers import mails
 from tests.mail.play import new_game, play, to_move, token
 
@@ -38,7 +38,7 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     public_id = new_game(env, games.GameClock(days_per_move=3))
     play(env, public_id, 3)  # your_turn and receipt
     seat = to_move(env, public_id)
-    seat_links.request_link(env, public_id, "ada@example.test", log.Client(ip="10.0.0.1"))
+    link_recovery.request_link(env, public_id, "ada@example.test", log.Client(ip="10.0.0.1"))
     clock.advance(hours=49)  # a reminder and the deadline warning
     jobs.run_clock(env)
     clock.advance(hours=24)  # the timeout

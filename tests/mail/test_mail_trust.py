@@ -85,9 +85,7 @@ def _last_mail_id(env) -> int:
 
 
 @pytest.mark.parametrize("name", ODD_BUT_FINE)
-def test_an_odd_name_is_kept_and_its_mail_goes_to_its_own_seat_only(
-    smtp_env, smtp_server, name
-):
+def test_an_odd_name_is_kept_and_its_mail_goes_to_its_own_seat_only(smtp_env, smtp_server, name):
     env = smtp_env
     public_id = games.create_game(
         env,

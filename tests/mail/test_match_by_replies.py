@@ -56,69 +56,84 @@ STYLES = [
         "Gmail, quoted with >",
         "utf-8",
         False,
-        lambda move, o, _l: f"{move}\n\nGood game so far!\n\nOn {_stamp(o)}, Jaipur "
-        f"<jaipur@pbem.test> wrote:\n{_quoted(_plain(o))}\n",
+        lambda move, o, _l: (
+            f"{move}\n\nGood game so far!\n\nOn {_stamp(o)}, Jaipur "
+            f"<jaipur@pbem.test> wrote:\n{_quoted(_plain(o))}\n"
+        ),
     ),
     (
         "Outlook desktop, German, no >",
         "iso-8859-1",
         False,
-        lambda move, o, _l: f"{move}\r\n\r\n-----Ursprüngliche Nachricht-----\r\n"
-        f"Von: Jaipur <jaipur@pbem.test>\r\nGesendet: {_stamp(o)}\r\nAn: player\r\n"
-        f"Betreff: {o['Subject']}\r\n\r\n{_plain(o)}",
+        lambda move, o, _l: (
+            f"{move}\r\n\r\n-----Ursprüngliche Nachricht-----\r\n"
+            f"Von: Jaipur <jaipur@pbem.test>\r\nGesendet: {_stamp(o)}\r\nAn: player\r\n"
+            f"Betreff: {o['Subject']}\r\n\r\n{_plain(o)}"
+        ),
     ),
     (
         "Outlook web, header block, no separator",
         "utf-8",
         False,
-        lambda move, o, _l: f"{move}\n\n________________________________\nFrom: Jaipur "
-        f"<jaipur@pbem.test>\nSent: {_stamp(o)}\nTo: player\nSubject: {o['Subject']}\n\n"
-        f"{_plain(o)}",
+        lambda move, o, _l: (
+            f"{move}\n\n________________________________\nFrom: Jaipur "
+            f"<jaipur@pbem.test>\nSent: {_stamp(o)}\nTo: player\nSubject: {o['Subject']}\n\n"
+            f"{_plain(o)}"
+        ),
     ),
     (
         "QQ Mail, Chinese, gb18030",
         "gb18030",
         False,
-        lambda move, o, _l: f"{move}\n\n\n------------------ 原始邮件 ------------------\n"
-        f"发件人: \"Jaipur\"<jaipur@pbem.test>;\n发送时间: {_stamp(o)}\n收件人: player;\n"
-        f"主题: {o['Subject']}\n\n{_plain(o)}",
+        lambda move, o, _l: (
+            f"{move}\n\n\n------------------ 原始邮件 ------------------\n"
+            f'发件人: "Jaipur"<jaipur@pbem.test>;\n发送时间: {_stamp(o)}\n收件人: player;\n'
+            f"主题: {o['Subject']}\n\n{_plain(o)}"
+        ),
     ),
     (
         "Gmail, HTML only, greeting first",
         "utf-8",
         True,
-        lambda move, o, _l: f'<div dir="auto">Hi,</div><div dir="auto">{html.escape(move)}'
-        f'</div><div dir="auto"><br></div><div class="gmail_quote"><div dir="ltr" '
-        f'class="gmail_attr">On {_stamp(o)} Jaipur &lt;jaipur@pbem.test&gt;\nwrote:<br></div>'
-        f'<blockquote class="gmail_quote">{_html(o)}</blockquote></div>',
+        lambda move, o, _l: (
+            f'<div dir="auto">Hi,</div><div dir="auto">{html.escape(move)}'
+            f'</div><div dir="auto"><br></div><div class="gmail_quote"><div dir="ltr" '
+            f'class="gmail_attr">On {_stamp(o)} Jaipur &lt;jaipur@pbem.test&gt;\nwrote:<br></div>'
+            f'<blockquote class="gmail_quote">{_html(o)}</blockquote></div>'
+        ),
     ),
     (
         "Zoho, dashed attribution, greeting line",
         "utf-8",
         False,
-        lambda move, o, _l: f"Hello,\n{move}\n\nthanks\n\n---- On {_stamp(o)} Jaipur "
-        f"<jaipur@pbem.test> wrote ----\n\n{_plain(o)}",
+        lambda move, o, _l: (
+            f"Hello,\n{move}\n\nthanks\n\n---- On {_stamp(o)} Jaipur "
+            f"<jaipur@pbem.test> wrote ----\n\n{_plain(o)}"
+        ),
     ),
     (
         "Apple Mail on iPhone, bidi marks and a byte-order mark",
         "utf-8",
         False,
-        lambda move, o, _l: f"\ufeff\u200f{move}\u200f.\n\nSent from my iPhone\n\n> On "
-        f"{_stamp(o)}, Jaipur <jaipur@pbem.test> wrote:\n>\n{_quoted(_plain(o))}\n",
+        lambda move, o, _l: (
+            f"\ufeff\u200f{move}\u200f.\n\nSent from my iPhone\n\n> On "
+            f"{_stamp(o)}, Jaipur <jaipur@pbem.test> wrote:\n>\n{_quoted(_plain(o))}\n"
+        ),
     ),
     (
         "Thunderbird, the player pastes their own seat link into the note",
         "utf-8",
         False,
-        lambda move, o, link: f"{move}\n\nmy page is {link} if you want to look\n\n"
-        f"{_stamp(o)}, Jaipur:\n{_quoted(_plain(o))}\n",
+        lambda move, o, link: (
+            f"{move}\n\nmy page is {link} if you want to look\n\n"
+            f"{_stamp(o)}, Jaipur:\n{_quoted(_plain(o))}\n"
+        ),
     ),
     (
         "Yandex, Russian interface, koi8-r where it fits",
         "koi8-r",
         False,
-        lambda move, o, _l: f"{move}\n\n{_stamp(o)}, Jaipur <jaipur@pbem.test>:\n"
-        f"{_plain(o)}",
+        lambda move, o, _l: f"{move}\n\n{_stamp(o)}, Jaipur <jaipur@pbem.test>:\n{_plain(o)}",
     ),
     (
         "Windows Mail, 'wrote:' alone on its line",
@@ -178,9 +193,7 @@ def _pick(rnd: random.Random, legal: list[str]) -> str:
     ],
     ids=["el-zh", "fa-uk"],
 )
-def test_a_whole_match_by_replies_in_mixed_clients(
-    smtp_env, smtp_server, client, players, seed
-):
+def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client, players, seed):
     env = smtp_env
     rnd = random.Random(seed)
     emails = ("one@example.test", "two@example.test")

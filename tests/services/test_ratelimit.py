@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.config import ConfigError, Limits, from_env
-from pbem.services import ratelimit, seat_links
+from pbem.services import link_recovery, ratelimit
 from pbem.services.env import Env
 from pbem.services.log import Client
 from pbem.store.db import Database
@@ -48,13 +48,13 @@ def test_the_window_reopens_and_ended_windows_are_purged(env):
     env.config = env.config.with_(limits=Limits(link_requests_per_client="2 per 10 minutes"))
     game = new_game(env)
     client = Client(ip="10.7.7.7")
-    seat_links.request_link(env, game, "nobody@example.test", client)
-    seat_links.request_link(env, game, "nobody@example.test", client)
+    link_recovery.request_link(env, game, "nobody@example.test", client)
+    link_recovery.request_link(env, game, "nobody@example.test", client)
     with pytest.raises(ratelimit.TooMany) as refused:
-        seat_links.request_link(env, game, "nobody@example.test", client)
+        link_recovery.request_link(env, game, "nobody@example.test", client)
     assert 0 < refused.value.retry_after <= 600 and refused.value.status == 429
     env.clock.advance(minutes=10, seconds=1)
-    seat_links.request_link(env, game, "nobody@example.test", client)  # a new window
+    link_recovery.request_link(env, game, "nobody@example.test", client)  # a new window
     env.clock.advance(days=2)
     assert ratelimit.purge(env) >= 1
     with env.db.read() as session:

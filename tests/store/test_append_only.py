@@ -27,7 +27,7 @@ from pbem.services import games, jobs, log, moves, ratelimit, ratings, records, 
 from pbem.services import settings as seat_settings
 from pbem.services.env import Env
 from pbem.services.errors import Conflict
-from pbem.services.seat_links import reissue_link
+from pbem.services.link_recovery import reissue_link
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import AccessLog, Base, Game, MoveRow

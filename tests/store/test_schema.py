@@ -168,9 +168,7 @@ def test_0007_splits_queued_addresses_and_makes_stored_names_safe(fresh_database
         db.dispose()
 
 
-def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(
-    fresh_database, config
-):
+def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(fresh_database, config):
     """Games that existed before 0009 stay ``jaipur-record/1`` (their logs were hashed so);
     new ones are version 2; and 0009 goes down again while games have moves."""
     from pbem.services.env import Env

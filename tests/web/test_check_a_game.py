@@ -64,8 +64,10 @@ def test_a_mixed_game_says_the_commitment_is_of_the_server_seed(client, env):
     public_id = finished_mixed_game(env)
     data = _seeds(env, public_id)
     server, (c0, c1) = data["server_seed"], data["contributions"]
-    assert data["commitment"] == rng.commitment(bytes.fromhex(server)) != rng.commitment(
-        bytes.fromhex(data["seed"])
+    assert (
+        data["commitment"]
+        == rng.commitment(bytes.fromhex(server))
+        != rng.commitment(bytes.fromhex(data["seed"]))
     )
 
     page = client.get(f"/g/{public_id}").text
@@ -132,7 +134,7 @@ def test_the_server_offers_the_code_it_runs_as_a_valid_wheel(client, env):
     assert stable.status_code == 302 and stable.headers["Location"].endswith(f"/download/{name}")
     served = client.get(f"/download/{name}")
     assert served.status_code == 200
-    assert f'filename={name}' in served.headers["Content-Disposition"]
+    assert f"filename={name}" in served.headers["Content-Disposition"]
     archive = zipfile.ZipFile(io.BytesIO(served.data))
     info = f"pbem-{wheel.version()}.dist-info"
     record = archive.read(f"{info}/RECORD").decode().splitlines()
@@ -237,8 +239,11 @@ def test_following_the_game_page_installs_the_checker_and_the_record_holds(
     # installed from the wheel, pbem.wheel rebuilds the very same bytes from the RECORD
     served = urllib.request.urlopen(commands[1].split()[-1], timeout=30).read()
     rebuilt = subprocess.run(
-        [checker / "python", "-c", "import sys, pbem.wheel; sys.stdout.buffer.write("
-         "pbem.wheel.wheel_bytes())"],
+        [
+            checker / "python",
+            "-c",
+            "import sys, pbem.wheel; sys.stdout.buffer.write(pbem.wheel.wheel_bytes())",
+        ],
         capture_output=True,
         cwd=tmp_path,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..i18n import lazy_gettext as _l
-from . import notify, ratelimit
+from . import game_mails, ratelimit
 from .env import Env
 from .log import Client, authenticate, game_row, record_access
 
@@ -17,7 +17,7 @@ def reissue_link(env: Env, token: str, client: Client) -> None:
         record_access(
             session, env, game, seat.seat, "reissue", client, key_version=seat.key_version - 1
         )
-        notify.link(session, env, game, seat.seat, new_token, reissued=True)
+        game_mails.link(session, env, game, seat.seat, new_token, reissued=True)
 
 
 def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
@@ -43,4 +43,4 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
         for seat in game.seats:
             if seat.email.casefold() == wanted:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
-                notify.link(session, env, game, seat.seat, token, reissued=False)
+                game_mails.link(session, env, game, seat.seat, token, reissued=False)

@@ -10,7 +10,7 @@ from .env import Env
 from .errors import Forbidden, flagged
 from .games import GameInfo, game_info
 from .log import Client, game_row, log_rows, use_seat
-from .replay import Replay, from_game
+from .replay_frames import Replay, from_game
 
 
 @dataclass(frozen=True, slots=True)
