@@ -305,14 +305,17 @@ def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
     if kind == "timeout":
         can_claim = game.timeout_action == "claim"
         late = seat == after.to_move
+        # the turn is named by the move it waits for, as the reminder and the warning name
+        # it: one timeout per turn, logged right after the turn's last move, so its number
+        # is the move's (the move itself, made late, is logged as the next entry)
         return _Draft(
             kind,
             _l(
                 "Jaipur vs %(opponent)s — time ran out (move %(n)s)",
                 opponent=opponent,
-                n=moved.n + 1,
+                n=moved.n,
             ),
-            dict(common, late=late, can_claim=can_claim),
+            dict(common, late=late, can_claim=can_claim, turn_n=moved.n),
             reply_n=moved.n + 1 if late or can_claim else None,
         )
     if kind == "your_turn":
@@ -442,7 +445,7 @@ def reminder(
         deadline=deadline,
         since=since,
         view=jaipur.seat_view(match, seat),
-        n=next_n - 1,
+        n=turn_n - 1,  # the move it waits for, as its subject says (a timeout does not count)
     )
 
 
