@@ -21,9 +21,6 @@ from sqlalchemy import Connection, Engine, text
 
 from . import migrate
 
-#: The setting that makes ``pbem db upgrade`` grant to the application's role.
-APP_ROLE_SETTING = "PBEM_DATABASE_APP_ROLE"
-
 APPEND_ONLY = frozenset({"moves", "access_log"})
 
 #: What the services do to each table (read from ``pbem/services`` and ``pbem/mail``).

@@ -468,7 +468,7 @@ def test_db_upgrade_grants_to_the_configured_role(pg_roles, monkeypatch, tmp_pat
     monkeypatch.setenv("PBEM_DATABASE_URL", pg_roles.owner_url)
     monkeypatch.setenv("PBEM_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("PBEM_ENV", "development")
-    monkeypatch.setenv(roles.APP_ROLE_SETTING, pg_roles.app)
+    monkeypatch.setenv("PBEM_DATABASE_APP_ROLE", pg_roles.app)  # config.py reads it
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(_main(), ["db", "upgrade"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
