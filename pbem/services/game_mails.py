@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
-from ..clock import as_utc
+from ..clock import as_utc, iso
 from ..engine import Match
 from ..engine.explain import Account
 from ..i18n import Reader, gettext, ngettext, use_reader
@@ -469,7 +469,8 @@ def deadline_warning(
             opponent=game.seats[1 - seat].name,
             n=turn_n,
         ),
-        dedupe=f"warning:{game.id}:{turn_n}",
+        # once per deadline: time away moves the deadline, and the moved one is warned of again
+        dedupe=f"warning:{game.id}:{turn_n}:{iso(deadline)}",
         reply_n=next_n,
         deadline=deadline,
     )

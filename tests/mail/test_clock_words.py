@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pbem.clock import as_utc
 from pbem.services import games, jobs
 from tests.helpers import mails
 from tests.mail.play import new_game, play
@@ -60,3 +61,37 @@ def test_a_waiting_game_keeps_reminding_of_the_same_move_after_the_timeout(env):
         assert "waits for your move 1 " in mail.text_body
     (timeout,) = mails(env, public_id, seat=0, kind="timeout")
     assert "Your time for move 1 has run out." in timeout.text_body
+
+
+def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
+    from pbem.services import log, settings
+    from tests.mail.play import token
+
+    public_id = new_game(env, CLOCK, first=0)
+    start = env.clock.now()
+    run_days(env, 2.5)  # 60 h: warned at 48 h of the 72 h deadline
+    (first,) = mails(env, public_id, seat=0, kind="deadline_warning")
+    settings.set_away(env, token(env, public_id, 0), 2, log.Client())
+    run_days(env, 2)  # back at 108 h, with 12 h left of the deadline moved to 120 h
+    warnings = mails(env, public_id, seat=0, kind="deadline_warning")
+    assert len(warnings) == 2
+    moved = warnings[1]
+    assert moved.text_body != first.text_body
+    page = games.seat_page(env, token(env, public_id, 0), log.Client())
+    assert page.clock.deadline == start + timedelta(days=5)
+    assert as_utc(moved.created_at) == start + timedelta(hours=108)  # as the seat came back
+    run_days(env, 1)  # to the timeout: the moved deadline is warned of once
+    assert len(mails(env, public_id, seat=0, kind="deadline_warning")) == 2
+    assert len(mails(env, public_id, seat=0, kind="timeout")) == 1
+
+
+def test_time_away_before_the_warning_moves_it_and_warns_once(env):
+    from pbem.services import log, settings
+    from tests.mail.play import token
+
+    public_id = new_game(env, CLOCK, first=0)
+    run_days(env, 1)
+    settings.set_away(env, token(env, public_id, 0), 1, log.Client())
+    run_days(env, 4)
+    assert len(mails(env, public_id, seat=0, kind="deadline_warning")) == 1
+    assert len(mails(env, public_id, seat=0, kind="timeout")) == 1
