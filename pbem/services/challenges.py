@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.exc import IntegrityError
-
 from ..i18n import lazy_gettext as _l
 from ..store import challenges as challenge_rows
 from ..store import games as game_rows
@@ -176,7 +174,7 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
             await_players=True,
             rematch_of=old_id,
         )
-    except IntegrityError:  # the other player asked at the same moment: theirs stands
+    except game_rows.RematchMade:  # the other player asked at the same moment: theirs stands
         with env.db.read() as session:
             made = game_rows.rematch_of(session, old_id)
             assert made is not None

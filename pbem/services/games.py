@@ -241,8 +241,7 @@ def create_game(
             timeout_action=rules.timeout_action,
             vacation_days=rules.vacation_days,
         )
-        session.add(game)
-        session.flush()
+        game_rows.add(session, game)  # a second rematch of a game: RematchMade
         for i, p in enumerate((a, b)):
             owner = player_for(session, p.email, p.name, now)
             session.add(

@@ -1,4 +1,5 @@
-"""The games recorder: a game's row by its public id or id, with its seats and its log's tail.
+"""The games recorder: a game's row by its public id or id, with its seats and its log's tail;
+a new game's row, at most one rematch of a game.
 
 Every request opens a game here. The statements are built once with ``bindparam``s,
 so a request only binds an id (building a statement with its loader options, and its
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Row, Select, bindparam, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
 from .models import Game, MoveRow, Seat
@@ -77,6 +79,26 @@ def by_public_id(session: Session, public_id: str, *, lock: bool = False) -> Gam
     """The game's row alone (``lock``: locked for the rest of the transaction)."""
     query = _BY_PUBLIC_ID_LOCKED if lock else _BY_PUBLIC_ID
     return session.scalars(query, {"public_id": public_id}).one_or_none()
+
+
+class RematchMade(Exception):
+    """The finished game has its rematch already: another one took ``rematch_of`` first."""
+
+
+def add(session: Session, game: Game) -> None:
+    """Insert a new game's row and give it its id.
+
+    A rematch (``rematch_of`` set) meets the column's unique key here, not at a COMMIT
+    outside this recorder: ``RematchMade`` if the other player's rematch got there first.
+    """
+    rematch = game.rematch_of
+    session.add(game)
+    try:
+        session.flush()
+    except IntegrityError as error:
+        if rematch is None:
+            raise
+        raise RematchMade() from error
 
 
 def flag(session: Session, game_id: int, error: str) -> None:

@@ -273,3 +273,29 @@ def test_only_the_store_builds_sql():
             if found := _builders_imported(path):
                 offenders[name] = sorted(found)
     assert offenders == {}
+
+
+def _driver_errors_imported(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names = {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            names = {a.name for a in node.names}
+        else:
+            continue
+        if any(n == "sqlalchemy.exc" or n.startswith("sqlalchemy.exc.") for n in names):
+            return True
+    return False
+
+
+def test_no_service_reads_a_drivers_error():
+    """A key's refusal reaches a use case as the recorder's own outcome (``MovedOn``,
+    ``Taken``, ``RematchMade``), never as SQLAlchemy's ``IntegrityError``."""
+    offenders = [
+        path.relative_to(PACKAGE).as_posix()
+        for folder in ("services", "web")
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
+        if _driver_errors_imported(path)
+    ]
+    assert offenders == []
