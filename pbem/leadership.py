@@ -1,8 +1,9 @@
 """One active scheduler: whoever holds the lock runs the jobs; a second one waits.
 
-On PostgreSQL the lock is a session advisory lock held by a dedicated connection:
-if the active scheduler dies, its connection closes, the lock is released and a
-standby takes over within seconds. On SQLite (one machine) it is a file lock.
+On PostgreSQL the lock is a session advisory lock held by a dedicated connection
+(its statements are ``store/leadership.py``'s): if the active scheduler dies, its
+connection closes, the lock is released and a standby takes over within seconds. On
+SQLite (one machine) it is a file lock.
 """
 
 from __future__ import annotations
@@ -14,20 +15,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import Connection
 
+from .store import leadership as advisory_lock
 from .store.db import Database, is_sqlite
 
 log = logging.getLogger("pbem.scheduler")
-#: The advisory lock's key: any number the application uses for nothing else.
-LOCK_KEY = 0x7061656D  # "paem"
 
 
 class Leadership:
     def __init__(self, db: Database, instance: Path) -> None:
         self.db = db
         self.instance = instance
-        self._connection: Any = None
+        self._connection: Connection | None = None
         self._file: Any = None
 
     def try_acquire(self) -> bool:
@@ -43,14 +43,11 @@ class Leadership:
             handle.flush()
             self._file = handle
             return True
-        connection = self.db.engine.connect()
-        got = connection.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": LOCK_KEY}).scalar()
-        connection.commit()
-        if got:
-            self._connection = connection
-            return True
-        connection.close()
-        return False
+        connection = advisory_lock.try_lock(self.db.engine)
+        if connection is None:
+            return False
+        self._connection = connection
+        return True
 
     def acquire(self, poll: float = 5.0) -> None:
         """Wait (as a hot standby) until this process is the active scheduler."""
@@ -68,12 +65,7 @@ class Leadership:
             return True
         if self._connection is None:
             return False
-        try:
-            self._connection.execute(text("SELECT 1"))
-            self._connection.commit()
-        except Exception:
-            return False
-        return True
+        return advisory_lock.held(self._connection)
 
     def release(self) -> None:
         if self._file is not None:
@@ -81,9 +73,5 @@ class Leadership:
             self._file.close()
             self._file = None
         if self._connection is not None:
-            try:
-                self._connection.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
-                self._connection.commit()
-            finally:
-                self._connection.close()
-                self._connection = None
+            connection, self._connection = self._connection, None
+            advisory_lock.unlock(connection)
