@@ -294,6 +294,9 @@ class WaitingPage:
     accepted: bool
     opponent_accepted: bool
     reader: Reader  #: the seat's language and time zone
+    #: The seat that started the game (seat 0, who filled in the home page or posted the
+    #: challenge); None for a rematch, which either player may have asked for.
+    inviter: int | None = 0
 
 
 def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
@@ -399,6 +402,7 @@ def seat_page(
                 seat.contribution is not None,
                 game.seats[1 - seat.seat].contribution is not None,
                 Reader(seat.language, seat.timezone),
+                None if game.rematch_of is not None else 0,
             )
         log = played(env, session, game)
         note_use(session, env, game, seat, action, client, seen_n=log.n)
