@@ -8,7 +8,7 @@ open, except that client addresses are shortened on public pages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,6 +17,7 @@ from ..clock import as_utc, iso
 from ..engine import MATCH_ACTIONS
 from ..engine.record import RECORD_V1
 from ..engine.verify import verify_chain
+from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from ..store import access_log
 from ..store.models import Game
@@ -69,6 +70,8 @@ class Audit:
     #: After the end, for a game dealt from player entropy: how the seed follows.
     server_seed: str | None = None
     contributions: tuple[str, str] | None = None
+    #: Opened through a seat's link: that seat's language and time zone (the page's times).
+    reader: Reader | None = None
 
     @property
     def flag(self) -> Flag | None:
@@ -171,7 +174,8 @@ def seat_audit(env: Env, token: str, n: int, client: Client) -> Audit:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, "audit", client, detail=f"move {n}")
         replay = from_game(game, rows)
-        return _build(session, game, replay, n, seat.seat)
+        built = _build(session, game, replay, n, seat.seat)
+        return replace(built, reader=Reader(seat.language, seat.timezone))
 
 
 def evidence(

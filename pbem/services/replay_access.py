@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from .env import Env
 from .errors import Forbidden, flagged
@@ -18,6 +19,8 @@ class Opened:
     replay: Replay
     game: GameInfo
     viewer_seat: int | None  # the seat whose link opened it, if any
+    #: That seat's language and time zone, which its pages' times are shown in.
+    reader: Reader | None = None
 
 
 def open_public(env: Env, public_id: str) -> Opened:
@@ -43,4 +46,9 @@ def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> O
         game, seat, rows = use_seat(env, session, token, action, client)
         replay = from_game(game, rows)
         shown = replay.last if replay.broken else None
-        return Opened(replay, game_info(game, replay.finished, shown), seat.seat)
+        return Opened(
+            replay,
+            game_info(game, replay.finished, shown),
+            seat.seat,
+            Reader(seat.language, seat.timezone),
+        )

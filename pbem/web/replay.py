@@ -32,6 +32,7 @@ from ..services.replay_frames import ALL, Replay, explore, from_record
 from . import inputs
 from .client import client
 from .context import services
+from .locale import for_seat
 
 bp = Blueprint("replay", __name__)
 log = logging.getLogger(__name__)
@@ -170,6 +171,8 @@ def public_replay(public_id: str) -> Any:
 @bp.get("/s/<token>/replay")
 def seat_replay(token: str) -> Any:
     opened = replay_access.open_seat(services(), token, client())
+    if opened.reader is not None:
+        for_seat(opened.reader)  # the seat's language and time zone, as on its page
     names = opened.game.names
     return render_replay(
         opened.replay,
@@ -406,6 +409,8 @@ def public_audit(public_id: str, n: int) -> Any:
 @bp.get("/s/<token>/audit/<int:n>")
 def seat_audit(token: str, n: int) -> Any:
     result = audit.seat_audit(services(), token, n, client())
+    if result.reader is not None:
+        for_seat(result.reader)  # the seat's language and time zone, as on its page
     return render_template(
         "web/audit.html",
         a=result,
