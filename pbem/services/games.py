@@ -97,6 +97,8 @@ class SeatPage:
     mail_mode: str
     can_claim: bool
     reader: Reader  #: the seat's language and time zone
+    #: This seat's time for the move ran out (a timeout is logged) and it has not moved since.
+    late: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,6 +428,7 @@ def seat_page(
             mail_mode=seat.mail_mode,
             can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",
             reader=Reader(seat.language, seat.timezone),
+            late=playing and match.overdue == seat.seat,
         )
 
 

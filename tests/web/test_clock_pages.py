@@ -4,7 +4,6 @@ seat's audit, the turn after a timeout, time away asked for in all games at once
 from __future__ import annotations
 
 from pbem.services import games, jobs, log, settings
-from tests.helpers import csrf_of
 from tests.mail.play import new_game, play, token
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
@@ -25,3 +24,34 @@ def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
         assert "12:30" in audit and "GMT+03:30" in audit, cookie
         replay = client.get(f"/s/{t}/replay?n=1").text
         assert "12:30" in replay and "GMT+03:30" in replay, cookie
+
+
+def run_days(env, days: float, step_hours: float = 1) -> None:
+    """Run the clock job every ``step_hours`` while ``days`` pass."""
+    for _ in range(round(days * 24 / step_hours)):
+        env.clock.advance(hours=step_hours)
+        jobs.run_clock(env)
+
+
+def test_after_a_timeout_the_late_seat_reads_that_the_opponent_may_claim(client, env):
+    public_id = new_game(env, CLOCK, first=0)
+    late, waiting = f"/s/{token(env, public_id, 0)}", f"/s/{token(env, public_id, 1)}"
+    run_days(env, 2)
+    assert "may now claim" not in client.get(late).text
+    run_days(env, 2)  # the deadline passed at 72 h
+    page = client.get(late).text
+    assert "Your time for this move has run out: Bo may now claim the win." in page
+    assert "moving now takes that chance away from Bo" in page
+    other = client.get(waiting).text
+    assert "You may claim the win now" in other and "Claim the win" in other
+    play(env, public_id, 1)  # the late seat moves after all: the chance is gone
+    assert "may now claim" not in client.get(late).text
+    assert "Claim the win" not in client.get(waiting).text
+
+
+def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(client, env):
+    public_id = new_game(env, games.GameClock(days_per_move=1, timeout_action="wait"), first=0)
+    run_days(env, 2)
+    page = client.get(f"/s/{token(env, public_id, 0)}").text
+    assert "Your time for this move has run out. In this game a timeout gives no win" in page
+    assert "may now claim" not in page
