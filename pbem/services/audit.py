@@ -173,7 +173,7 @@ def public_audit(env: Env, public_id: str, n: int) -> Audit:
 def seat_audit(env: Env, token: str, n: int, client: Client) -> Audit:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, "audit", client, detail=f"move {n}")
-        replay = from_game(game, rows)
+        replay = from_game(game, rows, notes=True)
         built = _build(session, game, replay, n, seat.seat)
         return replace(built, reader=Reader(seat.language, seat.timezone))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .. import engine as jaipur
@@ -441,7 +441,7 @@ def public_page(env: Env, public_id: str) -> PublicPage:
         return PublicPage(
             game_info(game, log.match.is_over, log.n if log.broken else None),
             jaipur.public_view(log.match),
-            log.entries,
+            tuple(replace(e, message=None) for e in log.entries),  # notes: the players' own
             turn_started(game, log.entries),
         )
 

@@ -1,12 +1,12 @@
 """Notes to the opponent: nothing of the server's own mail may become one.
 
-A note is shown to the opponent and on the public page, so a seat link in it
-hands the seat to anyone. Mail clients quote the mail they answer in ways no
-reply parser knows all of, so this is a second line of defence that does not
-depend on the client: a note stops at the first line of the server's own mail
-(its base URL, a seat link, its addresses, a line of its standard mail texts in
-any language), and any seat link or reply address left in it is cut out. Notes
-typed on the web come through the same rule (``moves._submit``).
+A note is shown to the two players only (their pages, mails, replays and audits; never a
+public page or record), so a seat link in it hands the seat to the opponent. Mail
+clients quote the mail they answer in ways no reply parser knows all of, so this is a
+second line of defence that does not depend on the client: a note stops at the first
+line of the server's own mail (its base URL, a seat link, its addresses, a line of its
+standard mail texts in any language), and any seat link or reply address left in it is
+cut out. Notes typed on the web come through the same rule (``moves._submit``).
 """
 
 from __future__ import annotations

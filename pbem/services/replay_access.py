@@ -44,7 +44,7 @@ def open_public(env: Env, public_id: str) -> Opened:
 def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
     with env.db.write() as session:
         game, seat, rows = use_seat(env, session, token, action, client)
-        replay = from_game(game, rows)
+        replay = from_game(game, rows, notes=True)  # the players' notes: for their eyes only
         shown = replay.last if replay.broken else None
         return Opened(
             replay,

@@ -237,8 +237,11 @@ def _playable(seed: bytes, moves: list[LoggedMove], first_player: int | None) ->
     return count
 
 
-def from_game(game: Any, rows: list[Any]) -> Replay:
+def from_game(game: Any, rows: list[Any], *, notes: bool = False) -> Replay:
     """A replay of a stored game (the seed stays on the server; frames show only views).
+
+    ``notes``: the players' notes to each other come with the moves, for a replay opened
+    through a seat's link only; a public replay never shows them.
 
     Only as far as the log verifies: at the first row that does not chain or replay the
     replay ends, ``broken`` says why, and the game is flagged (``integrity``).
@@ -257,7 +260,10 @@ def from_game(game: Any, rows: list[Any]) -> Replay:
             bytes.fromhex(game.seed),
             game.first_player,
             logged_moves(kept),
-            [{"at": r.at, "source": r.source, "message": r.message} for r in kept],
+            [
+                {"at": r.at, "source": r.source, "message": r.message if notes else None}
+                for r in kept
+            ],
         )
 
     shown, broken = chain_prefix(start(game, names).last_hash, rows)
