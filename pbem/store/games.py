@@ -14,6 +14,7 @@ from sqlalchemy import Row, Select, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
+from ..engine import Status
 from .models import Game, MoveRow, Seat
 
 # The number and chain hash of a game's last logged move, read with the game's row,
@@ -119,7 +120,9 @@ def running_ids(session: Session) -> list[int]:
     """The ids of the games in progress whose log verifies: the ones with a clock."""
     return list(
         session.scalars(
-            select(Game.id).where(Game.status == "in_progress", Game.integrity_error.is_(None))
+            select(Game.id).where(
+                Game.status == Status.IN_PROGRESS.value, Game.integrity_error.is_(None)
+            )
         )
     )
 

@@ -25,6 +25,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from ..engine import Status
+
 
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: DateTime(timezone=True)}
@@ -51,8 +53,9 @@ class Game(Base):
     server_seed: Mapped[str | None] = mapped_column(String(64))
     dealt_at: Mapped[datetime | None]
     first_player: Mapped[int | None]
-    #: waiting (for both players to accept), in_progress or finished.
-    status: Mapped[str] = mapped_column(String(16), default="in_progress")
+    #: The engine's ``Status`` of a dealt match (in_progress, finished), or waiting (for
+    #: both players to accept: ``services/status.py`` ``GameStatus.WAITING``).
+    status: Mapped[str] = mapped_column(String(16), default=Status.IN_PROGRESS.value)
     finished_at: Mapped[datetime | None]
     #: Set when a stored log stops verifying: the game is flagged, never repaired.
     integrity_error: Mapped[str | None] = mapped_column(Text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from ..engine import Status
 from .models import Game, Player
 
 
@@ -23,7 +24,7 @@ def finished_in_order(session: Session) -> list[Game]:
     return list(
         session.scalars(
             select(Game)
-            .where(Game.status == "finished", Game.integrity_error.is_(None))
+            .where(Game.status == Status.FINISHED.value, Game.integrity_error.is_(None))
             .order_by(Game.finished_at, Game.id)
         )
     )

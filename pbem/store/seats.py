@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ..engine import Status
 from .models import Game, Seat
 
 
@@ -26,7 +27,7 @@ def digest_readers(session: Session) -> list[Seat]:
             .join(Game)
             .where(
                 Seat.mail_mode == "digest",
-                Game.status == "in_progress",
+                Game.status == Status.IN_PROGRESS.value,
                 Game.integrity_error.is_(None),
             )
         )

@@ -13,12 +13,15 @@ import pytest
 from pbem.mail.outbox import message
 from pbem.services import challenges as challenge_service
 from pbem.services import games as game_service
+from pbem.services import log, moves
 from pbem.services import outbox as outbox_service
 from pbem.services.identity import player_for
 from pbem.store import access_log, games, move_log
 from pbem.store import challenges as challenge_rows
 from pbem.store import outbox as outbox_store
 from pbem.store import players as player_rows
+from pbem.store import ratings as rating_rows
+from pbem.store import seats as seat_rows
 from pbem.store.move_log import LogRow, MovedOn
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pbem"
@@ -138,6 +141,34 @@ def test_a_flag_is_set_once(env):
     with env.db.read() as session:
         game, _, _ = games.with_tail_by_id(session, game_id)
         assert game.integrity_error == "first"
+
+
+def test_the_status_filters_pick_running_and_finished_games(env):
+    """``running_ids`` and ``digest_readers`` read the engine's IN_PROGRESS, ratings its
+    FINISHED: a game waiting for its players is in neither."""
+    players = (
+        game_service.PlayerIn("Ada", "ada@example.test"),
+        game_service.PlayerIn("Bo", "bo@example.test"),
+    )
+    running = game_service.create_game(env, players, first_player=0)
+    over = game_service.create_game(env, players, first_player=0)
+    waiting = game_service.create_game(env, players, await_players=True)
+    moves.resign(env, over.tokens[0], 1, log.Client())
+    with env.db.write() as session:
+        ids = {}
+        for created in (running, over, waiting):
+            game = games.by_public_id(session, created.public_id)
+            ids[created.public_id] = game.id
+            for seat in game.seats:
+                seat.mail_mode = "digest"
+    with env.db.read() as session:
+        running_ids = set(games.running_ids(session))
+        finished = {g.id for g in rating_rows.finished_in_order(session)}
+        digest = {s.game_id for s in seat_rows.digest_readers(session)}
+    mine = set(ids.values())
+    assert running_ids & mine == {ids[running.public_id]}
+    assert digest & mine == {ids[running.public_id]}
+    assert finished & mine == {ids[over.public_id]}
 
 
 def a_mail(env, key: str | None = None) -> dict[str, object]:
