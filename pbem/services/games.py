@@ -24,7 +24,7 @@ from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
-from .identity import checked_email, checked_name, player_for
+from .identity import checked_email, checked_name, normal_email, player_for
 from .integrity import Flag
 from .log import (
     Client,
@@ -217,6 +217,13 @@ def create_game(
     """
     a = _clean_player(players[0], _l("First player"))
     b = _clean_player(players[1], _l("Second player"))
+    if normal_email(a.email) == normal_email(b.email):
+        raise BadRequest(
+            _l(
+                "The two players need two different email addresses: each player's "
+                "private link is mailed to their own address."
+            )
+        )
     if first_player not in (None, 0, 1):
         raise BadRequest(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
