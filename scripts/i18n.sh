@@ -9,7 +9,7 @@ PYBABEL=".venv/bin/pybabel"
 POT=pbem/translations/messages.pot
 
 extract() {
-  "$PYBABEL" extract -F babel.cfg -k _l -k N_ --no-location --sort-output \
+  "$PYBABEL" extract -F babel.cfg -k _l -k _ln:1,2 -k N_ --no-location --sort-output \
     --project=pbem --copyright-holder="pbem contributors" -o "$POT" .
 }
 

@@ -14,6 +14,7 @@ so a ``.po`` newer than its ``.mo`` is compiled in memory instead.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -148,16 +149,30 @@ def gettext(message: str, **params: Any) -> str:
     return text % params if params else text
 
 
-def ngettext(singular: str, plural: str, n: int, **params: Any) -> str:
+def plural_count(n: float) -> int:
+    """The whole number whose plural form a count takes: gettext's forms are chosen for
+    whole numbers, and a fraction (1.5 days, 0.5 days) reads as a plural."""
+    if isinstance(n, float) and not n.is_integer():
+        return max(2, math.ceil(n))
+    return int(n)
+
+
+def ngettext(singular: str, plural: str, n: float, **params: Any) -> str:
     """The form for ``n`` in the reader's language; ``%(num)s`` is ``n`` unless given."""
     params.setdefault("num", n)
-    text = translations(reader().language).ngettext(singular, plural, n)
+    text = translations(reader().language).ngettext(singular, plural, plural_count(n))
     return text % params
 
 
 def lazy_gettext(message: str, **params: Any) -> LazyProxy:
     """A text built now (at import, in a service) and translated when it is shown."""
     return LazyProxy(gettext, message, enable_cache=False, **params)
+
+
+def lazy_ngettext(singular: str, plural: str, n: float, **params: Any) -> LazyProxy:
+    """``ngettext``, translated when it is shown (imported as ``_ln``, which extraction
+    knows: ``scripts/i18n.sh``)."""
+    return LazyProxy(ngettext, singular, plural, n, enable_cache=False, **params)
 
 
 @pass_context
@@ -167,9 +182,9 @@ def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
 
 
 @pass_context
-def _jinja_ngettext(context: Context, singular: str, plural: str, n: int, **params: Any) -> str:
+def _jinja_ngettext(context: Context, singular: str, plural: str, n: float, **params: Any) -> str:
     params.setdefault("num", n)
-    text = translations(reader().language).ngettext(singular, plural, n)
+    text = translations(reader().language).ngettext(singular, plural, plural_count(n))
     return (Markup(text) if context.eval_ctx.autoescape else text) % params
 
 

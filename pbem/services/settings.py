@@ -7,6 +7,7 @@ from datetime import timedelta
 from ..clock import as_utc
 from ..i18n import LANGUAGES, Reader, known_timezone
 from ..i18n import lazy_gettext as _l
+from ..i18n import lazy_ngettext as _ln
 from ..store import seats as seat_rows
 from ..store.models import Vacation
 from .env import Env
@@ -25,7 +26,12 @@ def set_away(env: Env, token: str, days: float, client: Client) -> None:
         left = vacation_left(game, seat)
         if not 0 < days <= left + 1e-9:
             raise BadRequest(
-                _l("You can be away for up to %(days)s more days in this game.", days=f"{left:g}")
+                _ln(
+                    "You can be away for up to %(num)s more day in this game.",
+                    "You can be away for up to %(num)s more days in this game.",
+                    float(f"{left:g}"),  # the form of the number as it is shown
+                    num=f"{left:g}",
+                )
             )
         for v in seat.vacations:  # end a current absence before starting the new one
             if as_utc(v.starts_at) <= now < as_utc(v.ends_at):

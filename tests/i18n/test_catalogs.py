@@ -41,6 +41,8 @@ def extracted(tmp_path_factory) -> set:
             "-k",
             "_l",
             "-k",
+            "_ln:1,2",
+            "-k",
             "N_",
             "--no-location",
             "-o",

@@ -55,3 +55,25 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
     page = client.get(f"/s/{token(env, public_id, 0)}").text
     assert "Your time for this move has run out. In this game a timeout gives no win" in page
     assert "may now claim" not in page
+
+
+def test_days_of_time_away_left_are_counted_in_words(client, env):
+    import pytest
+
+    from pbem.services.errors import BadRequest
+
+    clock = games.GameClock(days_per_move=20, vacation_days=3)
+    public_id = new_game(env, clock, first=0)
+    t = token(env, public_id, 0)
+    settings.set_away(env, t, 2, log.Client())
+    run_days(env, 2)
+    page = client.get(f"/s/{t}").text
+    assert "(1 day left in this game)" in page and "1 days" not in page
+    with pytest.raises(BadRequest) as refused:
+        settings.set_away(env, t, 2, log.Client())
+    assert str(refused.value.message) == "You can be away for up to 1 more day in this game."
+    settings.set_away(env, t, 0.5, log.Client())
+    run_days(env, 1)
+    with pytest.raises(BadRequest) as refused:
+        settings.set_away(env, t, 1, log.Client())
+    assert str(refused.value.message) == "You can be away for up to 0.5 more days in this game."
