@@ -6,10 +6,18 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..cli_env import command_env, ready_env
+
+
+def _served_here(env: Any, host: str, port: int) -> None:
+    """Links in pages and mail point at the server on ``host:port``, unless PBEM_BASE_URL
+    names another address (a proxy in front of it)."""
+    if not env.config.base_url_given:
+        env.config = env.config.with_(base_url=f"http://{host}:{port}")
 
 
 @click.command("serve")
@@ -20,7 +28,13 @@ from ..cli_env import command_env, ready_env
     is_flag=True,
     help="Do not run the scheduler's jobs (mail, reminders) in this process.",
 )
-def serve(host: str, port: int, no_mail: bool) -> None:
+@click.option(
+    "--demo",
+    "with_demo",
+    is_flag=True,
+    help="Create a demo game first (as `pbem demo`), its links on this host and port.",
+)
+def serve(host: str, port: int, no_mail: bool, with_demo: bool) -> None:
     """The development server (production runs gunicorn: see deploy/)."""
     from ..store.db import SchemaError
     from . import create_app
@@ -31,12 +45,13 @@ def serve(host: str, port: int, no_mail: bool) -> None:
             "`pbem serve` is for development; in production run the app under a WSGI server, "
             "e.g. gunicorn 'pbem.web:create_app()'"
         )
-    if not env.config.base_url_given:  # links in mail point at this very server
-        env.config = env.config.with_(base_url=f"http://{host}:{port}")
+    _served_here(env, host, port)
     try:
         app = create_app(env=env)
     except SchemaError as exc:
         raise click.ClickException(str(exc)) from None
+    if with_demo:
+        _make_demo(env, DEMO_MOVES)
     if not no_mail:  # development only: production runs `pbem scheduler` on its own
         from ..scheduler import start_in_background
 
@@ -47,13 +62,26 @@ def serve(host: str, port: int, no_mail: bool) -> None:
     app.run(host=host, port=port, debug=False, use_reloader=False)
 
 
+DEMO_MOVES = 6
+
+
 @click.command("demo")
-@click.option("--moves", "played", default=6, show_default=True, help="Random moves to play first.")
-def demo(played: int) -> None:
+@click.option(
+    "--moves", "played", default=DEMO_MOVES, show_default=True, help="Random moves to play first."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Where `pbem serve` runs.")
+@click.option("--port", default=5000, show_default=True, help="Where `pbem serve` runs.")
+def demo(played: int, host: str, port: int) -> None:
     """Create a demo game between Ada and Bashir, play a few moves, print where to click."""
+    env = ready_env()
+    _served_here(env, host, port)
+    _make_demo(env, played)
+
+
+def _make_demo(env: Any, played: int) -> None:
+    """The demo game: invitations queued and links printed for ``env``'s base URL."""
     from ..services import games, log, moves
 
-    env = ready_env()
     created = games.create_game(
         env,
         (
