@@ -15,6 +15,7 @@ from jinja2 import Environment
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
 from .engine.rng import RULES
+from .engine.views import RULE_NUMBERS
 from .i18n import LANGUAGES, Reader, gettext, reader
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
@@ -112,6 +113,8 @@ def register_filters(env: Environment) -> None:
         seed_from_contributions=seed_from_contributions,
         what_verify_checks=what_verify_checks,
         on_windows=on_windows,
+        rule_numbers=RULE_NUMBERS,
+        bonus_sales=bonus_sales,
     )
 
 
@@ -223,6 +226,13 @@ _EXAMPLES = (
     Exchange((Card.SPICE, Card.SPICE), (Card.CAMEL, Card.CAMEL)),
     Sell(Card.CLOTH, 3),
 )
+
+
+def bonus_sales() -> str:
+    """``3, 4, and 5+``: the sale sizes that earn a bonus token (``rule_numbers.bonus_sizes``),
+    listed as the reader's language lists; the last pile takes larger sales too."""
+    *sizes, last = (str(size) for size in RULE_NUMBERS.bonus_sizes)
+    return format_list([*sizes, f"{last}+"], locale=reader().locale)
 
 
 def move_examples() -> str:

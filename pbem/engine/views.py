@@ -300,3 +300,18 @@ def view_to_json(view: SeatView | PublicView) -> dict[str, Any]:
         return value
 
     return plain(asdict(view))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleNumbers:
+    """The numbers a summary of the rules names, for a page or mail that tells the rules
+    before there is a view to read them from (an invitation to a game not dealt yet)."""
+
+    #: How many cards a hand may hold (a seat's view says the same: ``OwnPlayer.hand_limit``).
+    hand_limit: int = HAND_LIMIT
+    #: The sale sizes that earn a bonus token, one pile each; the last pile also takes
+    #: every larger sale ("5+", as ``Table.bonus_piles`` labels it).
+    bonus_sizes: tuple[int, ...] = BONUS_SIZES
+
+
+RULE_NUMBERS = RuleNumbers()
