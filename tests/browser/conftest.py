@@ -2,12 +2,19 @@
 
 Without /usr/bin/chromium the browser tests are skipped, unless PBEM_REQUIRE_BROWSER
 is set (as .ci/run does), in which case they fail: CI never passes by skipping them.
+
+axe-core (the accessibility check) comes from the npm registry, pinned by
+tests/browser/axe/package-lock.json and installed there by ``npm ci`` the first time a
+test asks for it (and again when the lock changes). Without npm, or when the install
+fails, the tests that need it follow the same policy as a missing chromium.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,14 +24,20 @@ from werkzeug.serving import make_server
 
 CHROMIUM = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+AXE_DIR = Path(__file__).resolve().parent / "axe"
+
+
+def _missing(reason: str) -> None:
+    """Skip for want of a tool, or fail where the browser tests must run (CI)."""
+    if os.environ.get("PBEM_REQUIRE_BROWSER"):
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     if not shutil.which(CHROMIUM):
-        if os.environ.get("PBEM_REQUIRE_BROWSER"):
-            pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium package")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+        _missing(f"no chromium at {CHROMIUM}: install Debian's chromium package")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -43,6 +56,35 @@ def browser() -> Iterator[object]:
         )
         yield browser
         browser.close()
+
+
+def _axe_version(package_json: Path) -> str | None:
+    try:
+        return json.loads(package_json.read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> Path:
+    """axe.min.js, as pinned by tests/browser/axe/package-lock.json (npm ci installs it)."""
+    lock = json.loads((AXE_DIR / "package-lock.json").read_text())
+    wanted = lock["packages"]["node_modules/axe-core"]["version"]
+    installed = AXE_DIR / "node_modules" / "axe-core"
+    if _axe_version(installed / "package.json") != wanted:
+        npm = shutil.which("npm")
+        if npm is None:
+            _missing("no npm to install axe-core for the accessibility tests (apt-get install npm)")
+        done = subprocess.run(
+            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+            cwd=AXE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if done.returncode != 0 or _axe_version(installed / "package.json") != wanted:
+            _missing(f"npm ci in {AXE_DIR} did not install axe-core {wanted}:\n{done.stderr}")
+    return installed / "axe.min.js"
 
 
 @pytest.fixture
