@@ -11,7 +11,18 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from ..i18n import lazy_gettext as _l
-from ..services import challenges, games, players, ratings
+from ..services import (
+    account_settings,
+    address_change,
+    challenges,
+    dashboard,
+    erasure,
+    games,
+    public_player,
+    ratings,
+    sessions,
+    sign_in,
+)
 from ..services.errors import BadRequest, Forbidden
 from ..store.models import Player
 from . import inputs
@@ -23,7 +34,9 @@ bp = Blueprint("players", __name__)
 
 
 def signed_in() -> Player | None:
-    return players.current(services(), session.get("player"), session.get("sv"), session.get("sid"))
+    return sessions.current(
+        services(), session.get("player"), session.get("sv"), session.get("sid")
+    )
 
 
 def need_player() -> Player:
@@ -41,7 +54,7 @@ def _contribution() -> bytes | None:
 @bp.app_context_processor
 def _me() -> dict[str, Any]:
     """The header's signed-in player as a plain value, read as the page is rendered."""
-    me = players.signed_in_as(
+    me = sessions.signed_in_as(
         services(), session.get("player"), session.get("sv"), session.get("sid")
     )
     return {"signed_in_as": me}
@@ -55,7 +68,7 @@ def signin_form() -> str:
 @bp.post("/signin")
 def signin_request() -> Any:
     try:
-        players.request_sign_in(services(), inputs.text(request.form, "email"), client())
+        sign_in.request_sign_in(services(), inputs.text(request.form, "email"), client())
     except BadRequest as exc:
         return render_template("web/signin.html", sent=False, error=exc.message), 400
     return render_template("web/signin.html", sent=True)
@@ -63,13 +76,13 @@ def signin_request() -> Any:
 
 @bp.get("/signin/<token>")
 def signin_link(token: str) -> str:
-    link = players.check_link(services(), token)
+    link = sign_in.check_link(services(), token)
     return render_template("web/signin_link.html", link=link, token=token)
 
 
 @bp.post("/signin/<token>")
 def signin_use(token: str) -> Any:
-    done = players.use_link(services(), token, client())
+    done = sign_in.use_link(services(), token, client())
     session.clear()
     session["player"], session["sv"] = done.player_id, done.session_version
     session["sid"] = done.session_id
@@ -80,7 +93,7 @@ def signin_use(token: str) -> Any:
 @bp.post("/signout")
 def signout() -> Any:
     """End this browser's session on the server too: a copy of the cookie is worth nothing."""
-    players.sign_out(services(), session.get("sid"), client())
+    sessions.sign_out(services(), session.get("sid"), client())
     session.clear()
     return redirect(url_for("pages.home"), code=303)
 
@@ -88,7 +101,7 @@ def signout() -> Any:
 @bp.post("/signout-everywhere")
 def signout_everywhere() -> Any:
     player = need_player()
-    players.sign_out_everywhere(services(), player.id, client())
+    sessions.sign_out_everywhere(services(), player.id, client())
     session.clear()
     return redirect(url_for("pages.home"), code=303)
 
@@ -98,7 +111,7 @@ def my_games() -> str:
     player = need_player()
     return render_template(
         "web/me.html",
-        mine=players.my_games(services(), player.id),
+        mine=dashboard.my_games(services(), player.id),
         done=inputs.text(request.args, "done", limit=20),
     )
 
@@ -106,7 +119,7 @@ def my_games() -> str:
 def _me_page(status: int, **context: Any) -> Any:
     player = need_player()
     return render_template(
-        "web/me.html", mine=players.my_games(services(), player.id), **context
+        "web/me.html", mine=dashboard.my_games(services(), player.id), **context
     ), status
 
 
@@ -115,7 +128,7 @@ def settings() -> Any:
     player = need_player()
     form = request.form
     try:
-        players.update_settings(
+        account_settings.update_settings(
             services(),
             player.id,
             name=inputs.text(form, "name"),
@@ -139,7 +152,7 @@ def away() -> Any:
         )
     except BadRequest:
         return _me_page(400, error=_l("Say for how many days you will be away."))
-    players.away_everywhere(services(), player.id, days, client())
+    account_settings.away_everywhere(services(), player.id, days, client())
     return redirect(url_for("players.my_games", done="away"), code=303)
 
 
@@ -147,7 +160,7 @@ def away() -> Any:
 def change_email() -> Any:
     player = need_player()
     try:
-        players.request_email_change(
+        address_change.request_email_change(
             services(), player.id, inputs.text(request.form, "email"), client()
         )
     except BadRequest as exc:
@@ -160,7 +173,7 @@ def erase() -> Any:
     player = need_player()
     if inputs.text(request.form, "confirm") != "erase":
         return _me_page(400, error=_l("Type erase to confirm that your account should go."))
-    players.erase(services(), player.id, client())
+    erasure.erase(services(), player.id, client())
     session.clear()
     return render_template("web/erased.html")
 
@@ -228,7 +241,9 @@ def rematch(token: str) -> Any:
 
 @bp.get("/p/<public_id>")
 def player_page(public_id: str) -> str:
-    return render_template("web/player.html", page=players.public_player(services(), public_id))
+    return render_template(
+        "web/player.html", page=public_player.public_player(services(), public_id)
+    )
 
 
 @bp.get("/ratings")

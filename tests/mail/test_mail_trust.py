@@ -18,7 +18,7 @@ from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
-from pbem.services import games, jobs, players
+from pbem.services import account_settings, games, jobs
 from pbem.services.errors import BadRequest
 from pbem.services.log import Client
 from pbem.store import outbox as outbox_store
@@ -137,7 +137,7 @@ def test_settings_refuse_a_hostile_display_name(env, name):
     with env.db.read() as session:
         owner = session.scalars(select(Player.id).where(Player.email == "ada@example.test")).one()
     with pytest.raises(BadRequest) as refused:
-        players.update_settings(
+        account_settings.update_settings(
             env, owner, name=name, mail_mode="each", language="en", timezone="UTC", client=Client()
         )
     assert "Display name" in refused.value.english

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from pbem.engine import load_record, verify
-from pbem.services import challenges, errors, games, log, players, ratings, records
+from pbem.services import challenges, errors, games, identity, log, ratings, records
 from pbem.store.models import Player, SignInLink
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -161,7 +161,7 @@ def test_accepting_a_challenge_twice_at_once_creates_one_game(env):
     now = env.clock.now()
     with env.db.write() as session:
         for e in ("poster@example.test", "a1@example.test", "a2@example.test"):
-            players.player_for(session, e, e.split("@")[0], now)
+            identity.player_for(session, e, e.split("@")[0], now)
     challenge = challenges.post(
         env,
         _player_id(env, "poster@example.test"),
@@ -292,7 +292,7 @@ def test_a_players_public_page_shows_nothing_a_seat_may_not_see(client, env):
         pid = session.scalars(select(Player.public_id).where(Player.email == email)).first()
     if pid is None:
         with env.db.write() as session:
-            pid = players.player_for(session, email, "Public", env.clock.now()).public_id
+            pid = identity.player_for(session, email, "Public", env.clock.now()).public_id
     page = client.get(f"/p/{pid}")
     assert page.status_code == 200
     record = load_record(records.operator_record(env, running))
