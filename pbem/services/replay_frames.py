@@ -59,6 +59,8 @@ class Frame:
     seals: tuple[int, int]
     game_over: bool
     winner: int | None
+    #: The fresh deal of the next round, after move ``n`` ended one (round 1's deal is n=0).
+    deal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,32 +139,55 @@ class Replay:
             )
         return out
 
-    def round_starts(self) -> dict[int, int]:
-        """The first frame of each round: the deal for round 1, the first move for later ones.
+    @cached_property
+    def deals(self) -> frozenset[int]:
+        """The moves after which a fresh round is dealt: each ended a round, not the match.
 
-        (The frame of the move that ends a round still shows that round, as it ended.)
+        The frame of such a move still shows its round as it ended; the deal has a frame of
+        its own (``frame(n, …, deal=True)``), between it and the next round's first move.
         """
-        starts = {1: 0}
-        for n, state in enumerate(self.states):
-            if state.round.number not in starts:
-                starts[state.round.number] = min(n + 1, self.last)
+        return frozenset(
+            n
+            for n in range(1, len(self.states))
+            if self.states[n].ended_round is not None and not self.states[n].is_over
+        )
+
+    def positions(self) -> list[tuple[int, bool]]:
+        """Every frame in order, as ``(n, deal)``: round 1's deal, each move, each fresh deal."""
+        out = [(0, False)]
+        for n in range(1, self.last + 1):
+            out.append((n, False))
+            if n in self.deals:
+                out.append((n, True))
+        return out
+
+    def round_starts(self) -> dict[int, tuple[int, bool]]:
+        """The frame of each round's deal, as ``(n, deal)``: step 0 for round 1, the deal
+        after the move that ended the round before for later ones."""
+        starts = {1: (0, False)}
+        for n in sorted(self.deals):
+            starts[self.states[n].round.number] = (n, True)
         return starts
 
-    def frame(self, n: int, perspective: str, viewer_seat: int | None = None) -> Frame:
+    def frame(
+        self, n: int, perspective: str, viewer_seat: int | None = None, *, deal: bool = False
+    ) -> Frame:
         self.check(perspective, viewer_seat)
         if not 0 <= n <= self.last:
             raise NotFound(_l("This game has moves 0 to %(last)s.", last=self.last))
+        if deal and n not in self.deals:
+            raise NotFound(_l("There is no such step."))
         state = self.states[n]
-        step = self.all_steps[n - 1] if n else None
-        seen = self._observe(state, Viewer(perspective))
-        public = self._observe(state, Viewer.PUBLIC).view
+        step = self.all_steps[n - 1] if n and not deal else None
+        seen = self._observe(state, Viewer(perspective), deal=deal)
+        public = self._observe(state, Viewer.PUBLIC, deal=deal).view
         assert isinstance(public, jaipur.PublicView)
         view, full = seen.view, seen.view
         return Frame(
             n=n,
             perspective=perspective,
             step=step,
-            round_number=state.shown_round.number,
+            round_number=state.round.number if deal else state.shown_round.number,
             view=view if isinstance(view, jaipur.SeatView) else None,
             public=public,
             full=full if isinstance(full, jaipur.FullView) else None,
@@ -170,12 +195,14 @@ class Replay:
             seals=state.seals,
             game_over=state.is_over,
             winner=state.winner,
+            deal=deal,
         )
 
-    def _observe(self, state: Match, viewer: Viewer) -> jaipur.Observation:
-        """A step as ``viewer`` sees it: the round a move ended is drawn as it ended."""
+    def _observe(self, state: Match, viewer: Viewer, deal: bool = False) -> jaipur.Observation:
+        """A step as ``viewer`` sees it: the round a move ended is drawn as it ended, and
+        with ``deal`` the fresh deal that follows it."""
         published = self.finished or self.public
-        return jaipur.observe(state, viewer, seed_published=published, step=True)
+        return jaipur.observe(state, viewer, seed_published=published, step=not deal)
 
     def chart(self, perspective: str) -> list[ChartRound]:
         """Rupees over time in each round; the opponent's bonus values count only when known."""

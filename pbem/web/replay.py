@@ -68,11 +68,13 @@ def render_replay(
         fallback = default if default in allowed or not allowed else allowed[0]
         perspective = inputs.text(request.args, "as", limit=8, default=fallback)
         n = _step(replay, replay.last)
-        frame = replay.frame(n, perspective, viewer_seat)
+        deal = inputs.text(request.args, "deal", limit=4, default="") not in ("", "0")
+        frame = replay.frame(n, perspective, viewer_seat, deal=deal)
     except ServiceError as exc:
         if exc.flag is None:
             exc.flag = flag
         raise
+    links = _links(replay, frame, lambda at: nav(at[0], perspective, deal=at[1]))
     return render_template(
         "web/replay.html",
         replay=replay,
@@ -83,14 +85,41 @@ def render_replay(
         nav=nav,
         audit=audit,
         record_link=record_link,
-        starts=replay.round_starts(),
+        links=links,
+        deals=replay.deals,
         chart=replay.chart(perspective),
         n=n,
+        deal=deal,
         perspective=perspective,
         names=replay.names,
         whatif=whatif if replay.finished or replay.public else None,
         flag=flag,
     )
+
+
+def _links(replay: Replay, frame: Any, url: Callable[[tuple[int, bool]], str]) -> dict[str, str]:
+    """Where the controls go from ``frame``: one frame back and on (each round's fresh deal
+    is a frame of its own), the first and last, and the deals of this round and the next."""
+    positions = replay.positions()
+    i = positions.index((frame.n, frame.deal))
+    starts = replay.round_starts()
+    start = starts.get(frame.round_number, (0, False))
+    here = (frame.n, frame.deal)
+    return {
+        "first": url(positions[0]),
+        "end": url(positions[-1]),
+        "prev": url(positions[max(i - 1, 0)]),
+        "next": url(positions[min(i + 1, len(positions) - 1)]),
+        "prev_round": url(
+            start if here != start else starts.get(frame.round_number - 1, (0, False))
+        ),
+        "next_round": url(starts.get(frame.round_number + 1, positions[-1])),
+    }
+
+
+def _deal(deal: bool) -> dict[str, int]:
+    """The query argument of a round's fresh deal (none for a move's frame)."""
+    return {"deal": 1} if deal else {}
 
 
 def render_whatif(
@@ -160,7 +189,9 @@ def public_replay(public_id: str) -> Any:
         opened.replay,
         title=f"{names[0]} vs {names[1]}",
         viewer_seat=None,
-        nav=lambda n, p: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": p}),
+        nav=lambda n, p, deal=False: url_for(
+            "replay.public_replay", public_id=public_id, n=n, **{"as": p}, **_deal(deal)
+        ),
         audit=lambda n: url_for("replay.public_audit", public_id=public_id, n=n),
         record_link=url_for("pages.record", public_id=public_id),
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
@@ -178,7 +209,9 @@ def seat_replay(token: str) -> Any:
         opened.replay,
         title=f"{names[0]} vs {names[1]}",
         viewer_seat=opened.viewer_seat,
-        nav=lambda n, p: url_for("replay.seat_replay", token=token, n=n, **{"as": p}),
+        nav=lambda n, p, deal=False: url_for(
+            "replay.seat_replay", token=token, n=n, **{"as": p}, **_deal(deal)
+        ),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
         flag=opened.game.flag,
     )
@@ -342,7 +375,9 @@ def record_replay(digest: str) -> Any:
         replay,
         title=f"{replay.names[0]} vs {replay.names[1]} (record file)",
         viewer_seat=None,
-        nav=lambda n, p: url_for("replay.record_replay", digest=digest, n=n, **{"as": p}),
+        nav=lambda n, p, deal=False: url_for(
+            "replay.record_replay", digest=digest, n=n, **{"as": p}, **_deal(deal)
+        ),
         audit=None,
         record_link=url_for("replay.record_file", digest=digest),
         whatif=lambda n: url_for("replay.record_whatif", digest=digest, n=n),
