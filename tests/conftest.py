@@ -122,5 +122,23 @@ def client(app):
     return app.test_client()
 
 
+TESTS = Path(__file__).resolve().parent
+# every test under these folders carries these markers, whatever its module says
+FOLDER_MARKERS = {
+    TESTS / "browser": ("browser", "slow"),
+    TESTS / "reliability": ("reliability", "slow"),
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for folder, names in FOLDER_MARKERS.items():
+            if item.path.is_relative_to(folder):
+                for name in names:
+                    if item.get_closest_marker(name) is None:
+                        item.add_marker(name)
+
+
 def pytest_report_header(config) -> str:
     return f"pbem database: {'PostgreSQL ' + SERVER_URL if SERVER_URL else 'SQLite'}"

@@ -78,7 +78,11 @@ def _pending(env, public_id):
         return list(session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game.id)))
 
 
-def test_console_and_file_backends_deliver_each_row_once(env, tmp_path):
+def test_console_and_file_backends_deliver_each_row_once(fresh_database, config, clock, tmp_path):
+    url = fresh_database()  # an outbox of its own: not every mail the run has queued so far
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
     public_id = _play(env, 1)
     stream = io.StringIO()
     sent = 0
@@ -98,6 +102,7 @@ def test_console_and_file_backends_deliver_each_row_once(env, tmp_path):
     files = list((tmp_path / "mail").glob("*.eml"))
     assert len(files) >= 2
     assert any(b"Message-ID: <game." in f.read_bytes() for f in files)  # invitations root threads
+    db.dispose()
 
 
 class Broken:

@@ -8,6 +8,8 @@ import re
 import secrets
 from collections import Counter
 
+import pytest
+
 from pbem.engine import Match, load_record, position_json, verify
 from pbem.services import games, records
 from tests.helpers import csrf_of, link_in, mails, next_n_of
@@ -69,6 +71,7 @@ def assert_shows_only_own_cards(html: str, state: Match, seat: int) -> None:
     assert len(r.deck_cards()) < 6 or deck not in html
 
 
+@pytest.mark.slow  # a whole game: four requests a move, for over a hundred moves
 def test_a_whole_game_played_through_the_outbox_links(client, env):
     public_id = start_game(client)
     invitations = mails(env, public_id, kind="invitation")
