@@ -16,6 +16,7 @@ from .errors import BadRequest, Forbidden
 from .identity import checked_name, seats_of
 from .log import Client
 from .players import note_access
+from .status import GameStatus
 
 MAIL_MODES = ("each", "digest", "invitations")
 
@@ -49,7 +50,7 @@ def update_settings(
         for seat in seats_of(session, player):
             seat.mail_mode = mail_mode
             seat.language, seat.timezone = language, timezone
-            if seat.game.status != "finished":
+            if seat.game.status != GameStatus.FINISHED:
                 seat.name = name
         note_access(session, env, player, "settings", client)
 
@@ -63,7 +64,7 @@ def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> in
         tokens = [
             env.links.seat_token(s.game.public_id, s.seat, s.key_version)
             for s in seats_of(session, player)
-            if s.game.status == "in_progress"
+            if s.game.status == GameStatus.IN_PROGRESS
         ]
     stopped = 0
     for token in tokens:

@@ -19,6 +19,7 @@ from .errors import Forbidden, Frozen
 from .games import current_clock, turn_started
 from .identity import seats_of
 from .log import log_rows, state_of
+from .status import GameStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,8 @@ class MyGame:
     public_id: str
     seat: int
     opponent: str
-    status: str
+    #: None for a frozen game: its stored log does not verify, so its state is not known.
+    status: GameStatus | None
     my_turn: bool
     moves: int
     last_move: str | None
@@ -34,6 +36,20 @@ class MyGame:
     deadline: datetime | None
     result: Any  # lazy text: "won 2–1 on time"
     link: str
+
+    @property
+    def waiting(self) -> bool:
+        """Not dealt yet: the players' random bytes are awaited."""
+        return self.status is GameStatus.WAITING
+
+    @property
+    def finished(self) -> bool:
+        return self.status is GameStatus.FINISHED
+
+    @property
+    def frozen(self) -> bool:
+        """Its stored log does not verify: no turn, no clock, no result (its pages say why)."""
+        return self.status is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +82,7 @@ def _frozen(game: Any, seat: int, opponent: str, rows: list[Any], link: str) -> 
         game.public_id,
         seat,
         opponent,
-        "frozen",
+        None,
         False,
         len(rows),
         None,
@@ -104,7 +120,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                         game.public_id,
                         seat.seat,
                         opponent,
-                        "waiting",
+                        GameStatus.WAITING,
                         seat.contribution is None,
                         0,
                         None,
@@ -132,7 +148,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                     game.public_id,
                     seat.seat,
                     opponent,
-                    match.status.value,
+                    GameStatus(match.status.value),
                     match.to_move == seat.seat,
                     len(rows),
                     rows[-1].move if rows else None,
@@ -143,15 +159,13 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                 )
             )
         mine = sorted(
-            (g for g in out if g.my_turn and g.status != "finished"),
+            (g for g in out if g.my_turn and not g.finished),
             key=lambda g: (g.deadline or datetime.max.replace(tzinfo=now.tzinfo), g.last_at),
         )
         theirs = sorted(
-            (g for g in out if not g.my_turn and g.status != "finished"),
+            (g for g in out if not g.my_turn and not g.finished),
             key=lambda g: g.last_at,
             reverse=True,
         )
-        done = sorted(
-            (g for g in out if g.status == "finished"), key=lambda g: g.last_at, reverse=True
-        )
+        done = sorted((g for g in out if g.finished), key=lambda g: g.last_at, reverse=True)
         return MyGames(player, mine, theirs, done)

@@ -14,6 +14,7 @@ from ..store import players as player_rows
 from .dashboard import MyGame, games_of
 from .env import Env
 from .errors import NotFound
+from .status import GameStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +34,14 @@ class PublicGame:
 
     public_id: str
     opponent: str
-    status: str
+    status: GameStatus | None  # None: frozen, its stored log does not verify
     moves: int
     result: Any  # lazy text, finished games only
+
+    @property
+    def waiting(self) -> bool:
+        """Not dealt yet: the players' random bytes are awaited."""
+        return self.status is GameStatus.WAITING
 
 
 @dataclass(frozen=True, slots=True)

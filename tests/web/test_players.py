@@ -125,6 +125,34 @@ def test_my_games_lists_every_game_of_the_address_in_order(client, env):
     assert client.get(seat_link.replace("http://pbem.test", "")).status_code == 200
 
 
+def test_waiting_and_frozen_games_are_listed_as_such(client, env):
+    """A game not dealt yet says who must accept; a game whose log does not verify says so
+    and is not among the finished ones, on "my games"; the public page says "waiting"."""
+    mine = "lists@example.test"
+    waiting = games.create_game(
+        env,
+        (games.PlayerIn("Me", mine), games.PlayerIn("Op0", "wop@example.test")),
+        await_players=True,
+    ).public_id
+    frozen = games.create_game(
+        env, (games.PlayerIn("Me", mine), games.PlayerIn("Op1", "fop@example.test"))
+    ).public_id
+    play_random(env, frozen, 2)
+    with env.db.write() as session:
+        game = session.scalars(select(games.Game).where(games.Game.public_id == frozen)).one()
+        game.integrity_error = "chain: move 2 altered"
+    sign_in(client, env, mine)
+    body = client.get("/me").text
+    assert "waiting for you to accept" in body
+    assert "frozen: its stored log does not verify" in body
+    assert "Finished (0)" in body
+    with env.db.read() as session:
+        pid = session.scalars(select(Player.public_id).where(Player.email == mine)).one()
+    public = client.get(f"/p/{pid}").text
+    assert "waiting for the players to accept" in public and "in progress" in public
+    assert waiting not in public.split("Running games")[0]  # not among the finished
+
+
 def test_sign_out_everywhere_ends_every_session(app, env):
     a, b = app.test_client(), app.test_client()
     for c in (a, b):
