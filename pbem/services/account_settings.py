@@ -7,6 +7,9 @@ signed-in player changes for all their games.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
 from ..i18n import LANGUAGES, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
@@ -55,22 +58,33 @@ def update_settings(
         note_access(session, env, player, "settings", client)
 
 
-def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> int:
-    """Stop the clock in every running game (as far as each game's vacation days allow)."""
+@dataclass(frozen=True, slots=True)
+class AwayInGame:
+    """Time away asked for in one running game, and what the game's allowance let through."""
+
+    opponent: str
+    days: float  #: the days the clock is stopped for (0: none were left, nothing stored)
+    until: datetime | None  #: when the clock runs again; None where it was not stopped
+
+
+def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> list[AwayInGame]:
+    """Stop the clock in every running game for ``days``, or, in a game with fewer vacation
+    days left, for those (none left: that game's clock runs on); what each game took."""
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
-        tokens = [
-            env.links.seat_token(s.game.public_id, s.seat, s.key_version)
+        running = [
+            (
+                env.links.seat_token(s.game.public_id, s.seat, s.key_version),
+                s.game.seats[1 - s.seat].name,
+            )
             for s in seats_of(session, player)
             if s.game.status == GameStatus.IN_PROGRESS
         ]
-    stopped = 0
-    for token in tokens:
-        try:
-            settings.set_away(env, token, days, client)
-            stopped += 1
-        except BadRequest:
-            continue  # no vacation days left in that game
-    return stopped
+    done = []
+    for token, opponent in running:
+        now = env.clock.now()
+        took = settings.set_away(env, token, days, client, up_to_left=True)
+        done.append(AwayInGame(opponent, took, now + timedelta(days=took) if took else None))
+    return done

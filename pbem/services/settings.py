@@ -18,12 +18,27 @@ from .log import Client, authenticate, record_access
 MAIL_MODES = ("each", "digest")
 
 
-def set_away(env: Env, token: str, days: float, client: Client) -> None:
-    """Stop this seat's clock from now for ``days`` (within the game's vacation allowance)."""
+#: The shortest time away stored (the forms' least): less left of an allowance is none.
+MIN_AWAY_DAYS = 0.01
+
+
+def set_away(
+    env: Env, token: str, days: float, client: Client, *, up_to_left: bool = False
+) -> float:
+    """Stop this seat's clock from now for ``days`` (within the game's vacation allowance);
+    returns the days stopped.
+
+    More days than are left are refused, or with ``up_to_left`` cut to those left (none
+    left: nothing is stored, and 0 returned).
+    """
     now = env.clock.now()
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
         left = vacation_left(game, seat)
+        if up_to_left:
+            days = min(days, left)
+            if days < MIN_AWAY_DAYS:
+                return 0.0
         if not 0 < days <= left + 1e-9:
             raise BadRequest(
                 _ln(
@@ -47,6 +62,7 @@ def set_away(env: Env, token: str, days: float, client: Client) -> None:
             detail=f"{days:g} days",
             key_version=seat.key_version,
         )
+        return days
 
 
 def come_back(env: Env, token: str, client: Client) -> None:

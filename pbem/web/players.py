@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from babel.lists import format_list
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
+from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
+from ..i18n import ngettext, reader
 from ..services import (
     account_settings,
     address_change,
@@ -25,6 +28,7 @@ from ..services import (
 )
 from ..services.errors import BadRequest, Forbidden
 from ..store.models import Player
+from ..templating import when
 from . import inputs
 from .client import client
 from .context import services
@@ -152,8 +156,67 @@ def away() -> Any:
         )
     except BadRequest:
         return _me_page(400, error=_l("Say for how many days you will be away."))
-    account_settings.away_everywhere(services(), player.id, days, client())
-    return redirect(url_for("players.my_games", done="away"), code=303)
+    done = account_settings.away_everywhere(services(), player.id, days, client())
+    for message in away_told(done, days):
+        flash(message)
+    return redirect(url_for("players.my_games"), code=303)
+
+
+#: More games than this whose allowance cut the time away are told of in one line.
+AWAY_NAMED = 5
+
+
+def away_told(done: list[account_settings.AwayInGame], asked: float) -> list[str]:
+    """What stopping the clocks did, exactly: where the days asked for were stored, where
+    fewer (the game's allowance had fewer left), where none."""
+    if not done:
+        return [_("You have no running game: no clock was stopped.")]
+    told = []
+    whole = [d for d in done if d.until is not None and d.days >= asked - 1e-9]
+    cut = [d for d in done if d.until is not None and d.days < asked - 1e-9]
+    none = [d for d in done if d.until is None]
+    if whole:
+        told.append(
+            ngettext(
+                "Your clock is stopped until %(when)s in %(num)s running game.",
+                "Your clock is stopped until %(when)s in %(num)s running games.",
+                len(whole),
+                when=when(whole[0].until),
+            )
+        )
+    if len(cut) > AWAY_NAMED:
+        told.append(
+            ngettext(
+                "In %(num)s game fewer days away were left: its clock is stopped for those.",
+                "In %(num)s games fewer days away were left: each clock is stopped for those.",
+                len(cut),
+            )
+        )
+    else:
+        for d in cut:
+            shown = f"{round(d.days, 2):g}"
+            told.append(
+                ngettext(
+                    "Against %(name)s only %(num)s day away was left: "
+                    "your clock there is stopped until %(when)s.",
+                    "Against %(name)s only %(num)s days away were left: "
+                    "your clock there is stopped until %(when)s.",
+                    float(shown),
+                    num=shown,
+                    name=d.opponent,
+                    when=when(d.until),
+                )
+            )
+    if none:
+        told.append(
+            ngettext(
+                "In %(num)s game no days away are left: its clock runs on (%(names)s).",
+                "In %(num)s games no days away are left: their clocks run on (%(names)s).",
+                len(none),
+                names=format_list([d.opponent for d in none], locale=reader().locale),
+            )
+        )
+    return told
 
 
 @bp.post("/me/email")

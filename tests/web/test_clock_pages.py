@@ -3,10 +3,37 @@ seat's audit, the turn after a timeout, time away asked for in all games at once
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
 from pbem.services import games, jobs, log, settings
 from tests.mail.play import new_game, play, token
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+
+
+@pytest.fixture(scope="module")
+def database_url(fresh_database) -> str:
+    """A database of this module's own: the clock job, run every hour of days, then looks
+    only at these few games, not at every game the run has made so far."""
+    from pbem.store import migrate
+    from pbem.store.db import Database
+
+    url = fresh_database()
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    db.dispose()
+    return url
+
+
+@pytest.fixture(scope="module")
+def database(database_url) -> Iterator[object]:
+    from pbem.store.db import Database
+
+    db = Database(database_url)
+    yield db
+    db.dispose()
 
 
 def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
@@ -58,8 +85,6 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
 
 
 def test_days_of_time_away_left_are_counted_in_words(client, env):
-    import pytest
-
     from pbem.services.errors import BadRequest
 
     clock = games.GameClock(days_per_move=20, vacation_days=3)
@@ -77,3 +102,49 @@ def test_days_of_time_away_left_are_counted_in_words(client, env):
     with pytest.raises(BadRequest) as refused:
         settings.set_away(env, t, 1, log.Client())
     assert str(refused.value.message) == "You can be away for up to 0.5 more days in this game."
+
+
+def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_so(client, env):
+    from tests.helpers import csrf_of
+    from tests.web.test_players import sign_in
+
+    me = "away-everywhere@example.test"
+    ids = {
+        allowance: games.create_game(
+            env,
+            (games.PlayerIn("Me", me), games.PlayerIn(f"Op{allowance}", f"op{allowance}@x.test")),
+            first_player=0,
+            clock=games.GameClock(days_per_move=3, vacation_days=allowance),
+        ).public_id
+        for allowance in (10, 2, 0)
+    }
+    sign_in(client, env, me)
+    page = client.get("/me")
+    done = client.post(
+        "/me/away", data={"csrf_token": csrf_of(page.text), "days": "5"}, follow_redirects=True
+    )
+    text = done.text
+    assert "Your clock is stopped until Dec 7, 2026, 9:00\u202fAM (UTC) in 1 running game." in text
+    assert (
+        "Against Op2 only 2 days away were left: your clock there is stopped until "
+        "Dec 4, 2026, 9:00\u202fAM (UTC)." in text
+    )
+    assert "In 1 game no days away are left: its clock runs on (Op0)." in text
+    assert "Your clock is stopped in your running games" not in text
+    pages = {a: games.seat_page(env, token(env, i, 0), log.Client()) for a, i in ids.items()}
+    assert [pages[a].vacation_left for a in (10, 2, 0)] == [5, 0, 0]
+    assert pages[10].clock.away and pages[2].clock.away and not pages[0].clock.away
+    run_days(env, 3)  # the game without days away times out; the others' clocks stopped
+    timed_out = {
+        a
+        for a, i in ids.items()
+        if "timeout" in [e.move for e in games.public_page(env, i).entries]
+    }
+    assert timed_out == {0}
+    run_days(env, 2)  # 5 days: the game with 2 days away has had 3 days of running time
+    timed_out = {
+        a
+        for a, i in ids.items()
+        if "timeout" in [e.move for e in games.public_page(env, i).entries]
+    }
+    assert timed_out == {0, 2}
