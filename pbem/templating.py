@@ -10,7 +10,7 @@ from typing import Any
 
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
 from babel.lists import format_list
-from jinja2 import Environment
+from jinja2 import Environment, pass_context
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
@@ -86,6 +86,22 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
     return format_list(out, locale=reader().locale)
 
 
+def _at_render(function: Any) -> Any:
+    """``function`` as a filter Jinja never runs at compile time.
+
+    Jinja folds a filter over a constant when it compiles a template (``"camel" |
+    card_label`` became the word of whichever language compiled it first, then stayed).
+    A filter that takes the context is left for each render, in its reader's language.
+    """
+
+    @pass_context
+    def at_render(_context: Any, *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    at_render.__name__ = getattr(function, "__name__", "filter")
+    return at_render
+
+
 def register_filters(env: Environment) -> None:
     filters: dict[str, Any] = {
         "utc": utc,
@@ -97,7 +113,7 @@ def register_filters(env: Environment) -> None:
         "move_text": move_text,
         "card_list": card_list,
     }
-    env.filters.update(filters)
+    env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.globals.update(
         ago=ago,
         until=until,

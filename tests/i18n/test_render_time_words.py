@@ -1,0 +1,47 @@
+"""Words of the game are put in the reader's language when a page is rendered, never once
+when its template is compiled (Jinja folds a filter over a constant at compile time: the
+herd's camels of a Chinese page read "Camel" after an English page compiled it first)."""
+
+from __future__ import annotations
+
+import re
+
+from pbem.i18n import use_reader
+from pbem.services import games
+from tests.mail.play import play
+
+
+def test_a_filter_over_a_constant_follows_each_reader(app):
+    template = app.jinja_env.from_string('{{ "camel" | card_label }} {{ "gold" | card_label }}')
+    with use_reader("en"):
+        assert template.render() == "camel gold"
+    with use_reader("zh"):
+        assert template.render() == "骆驼 黄金"
+    with use_reader("el"):
+        assert "καμήλα" in template.render()
+
+
+def test_the_herd_of_a_chinese_seat_is_named_in_chinese(client, env):
+    created = games.create_game(
+        env,
+        (
+            games.PlayerIn("Ada", "ada@example.test", "en"),
+            games.PlayerIn("梅", "mei@example.test", "zh"),
+        ),
+        first_player=0,
+    )
+    for _ in range(40):  # until both herds hold camels (the deal gives some; taking them more)
+        pages = [games.seat_page(env, t, games.Client()) for t in created.tokens]
+        if all(p.view.me.herd for p in pages):
+            break
+        play(env, created.public_id, 1)
+    assert all(p.view.me.herd for p in pages)
+    english = client.get(f"/s/{created.tokens[0]}").text  # compiles the page in English
+    chinese = client.get(f"/s/{created.tokens[1]}").text
+    assert set(_herd_names(chinese)) == {"骆驼"}
+    assert set(_herd_names(english)) == {"camel"}
+
+
+def _herd_names(page: str) -> list[str]:
+    herd = page.split('class="cards herd"', 1)[1].split("</div>", 1)[0]
+    return re.findall(r'<span class="name">([^<]*)</span>', herd)
