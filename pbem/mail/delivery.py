@@ -223,6 +223,9 @@ def _deliver_one(
         row = outbox.claim(session, row_id)
         if row is None:
             return 0
+        if outbox.undeliverable(row.to_addr):  # queued before its account was erased
+            _failed(row, now, "refused: an address that takes no mail", final=True)
+            return 0
         try:
             write(session, row)
         except Exception as exc:  # a template or a log that no longer replays: keep the row

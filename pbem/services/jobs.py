@@ -14,6 +14,7 @@ from typing import Any
 from ..i18n import Reader
 from ..mail.delivery import Backend, deliver_due
 from ..store import games as game_rows
+from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
@@ -66,8 +67,11 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         timed_out = clock.deadline is not None and now >= clock.deadline
         if clock.away:
             return
+        # an erased player's seat is mailed nothing (its clock still runs out)
+        mailable = not outbox_rows.undeliverable(game.seats[seat].email)
         if (
-            not timed_out
+            mailable
+            and not timed_out
             and clock.deadline is not None
             and clock.warning_at is not None
             and clock.warning_at <= now
@@ -77,7 +81,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             )
         # after the deadline the timeout mail says it all, unless the game simply waits
         keep_reminding = not timed_out or game.timeout_action == "wait"
-        if keep_reminding and game.seats[seat].mail_mode == "each":
+        if mailable and keep_reminding and game.seats[seat].mail_mode == "each":
             k = reminders_due(
                 clock.started,
                 now,
@@ -119,6 +123,8 @@ def send_digests(env: Env) -> int:
     with env.db.read() as session:
         seats = seat_rows.digest_readers(session)
         for seat in seats:
+            if outbox_rows.undeliverable(seat.email):
+                continue  # an erased player's seat is mailed nothing
             game = seat.game
             rows = log_rows(session, game)
             try:

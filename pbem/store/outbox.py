@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from .models import OutboxMessage
@@ -27,12 +27,21 @@ _CLAIM = (
 )
 
 
+def undeliverable(address: str) -> bool:
+    """An address in the reserved ``.invalid`` domain (RFC 2606), as an erased player's
+    seats have: no mail is queued for it, and none is sent there."""
+    domain = address.rpartition("@")[2].rstrip(".").casefold()
+    return domain == "invalid" or domain.endswith(".invalid")
+
+
 def queue_all(session: Session, messages: list[dict[str, Any]]) -> None:
-    """Queue these rows in one statement (a move's two mails go in one round trip).
+    """Queue these rows in one statement (a move's two mails go in one round trip); a row
+    to an address that takes no mail (``undeliverable``) is left out.
 
     A plain INSERT rather than ORM objects: the unit of work's bookkeeping cost
     more than the statement itself.
     """
+    messages = [m for m in messages if not undeliverable(m["to_addr"])]
     if messages:
         session.execute(INSERT, messages)
 
@@ -43,12 +52,29 @@ def queued(session: Session, dedupe_key: str) -> bool:
 
 
 def queue(session: Session, mail: dict[str, Any]) -> bool:
-    """Queue one row; with its ``dedupe_key`` already queued, queue nothing and return False."""
+    """Queue one row; with its ``dedupe_key`` already queued, or to an address that takes
+    no mail, queue nothing and return False."""
     key = mail["dedupe_key"]
-    if key is not None and queued(session, key):
+    if undeliverable(mail["to_addr"]) or (key is not None and queued(session, key)):
         return False
     queue_all(session, [mail])
     return True
+
+
+def drop_unsent(session: Session, address: str, seats: list[tuple[int, int]]) -> int:
+    """Delete the mails not sent yet to ``address`` (in any case) or to these seats
+    (``(game_id, seat)``), an erased account's: they hold its old name and address.
+    Returns how many."""
+    to = [func.lower(OutboxMessage.to_addr) == address.lower()]
+    for n in sorted({n for _, n in seats}):
+        games = [g for g, m in seats if m == n]
+        to.append(and_(OutboxMessage.seat == n, OutboxMessage.game_id.in_(games)))
+    result = session.execute(
+        delete(OutboxMessage)
+        .where(OutboxMessage.status != "sent", or_(*to))
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0
 
 
 def recent(

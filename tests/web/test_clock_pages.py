@@ -148,3 +148,89 @@ def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_s
         if "timeout" in [e.move for e in games.public_page(env, i).entries]
     }
     assert timed_out == {0, 2}
+
+
+def _rows(env, public_id: str):
+    from sqlalchemy import select
+
+    from pbem.store.models import Game, OutboxMessage
+
+    with env.db.read() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        rows = session.scalars(
+            select(OutboxMessage).where(OutboxMessage.game_id == game.id).order_by(OutboxMessage.id)
+        ).all()
+        session.expunge_all()
+    return rows
+
+
+def test_an_erased_account_is_mailed_nothing_and_its_queued_mails_go(client, env):
+    from sqlalchemy import func, select
+
+    from pbem.store.models import OutboxMessage
+    from tests.helpers import csrf_of
+    from tests.web.test_players import sign_in
+
+    leaving = "Leaving.Clock@example.test"
+    public_id = games.create_game(
+        env,
+        (games.PlayerIn("Leaving", leaving), games.PlayerIn("Staying", "staying@example.test")),
+        first_player=0,
+        clock=CLOCK,
+    ).public_id
+    run_days(env, 2)  # a reminder and a warning for Leaving, still in the outbox
+    queued = {r.kind for r in _rows(env, public_id) if r.seat == 0 and r.status == "pending"}
+    assert {"invitation", "reminder", "deadline_warning"} <= queued
+    sign_in(client, env, leaving.lower())  # its sign-in mail waits in the outbox too
+    page = client.get("/me")
+    client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "erase"})
+    with env.db.read() as session:
+        to_old = session.scalars(
+            select(OutboxMessage).where(
+                func.lower(OutboxMessage.to_addr) == leaving.lower(),
+                OutboxMessage.status != "sent",
+            )
+        ).all()
+    assert to_old == []  # the sign-in mail too
+    assert [r for r in _rows(env, public_id) if r.seat == 0] == []
+    assert any(r.seat == 1 for r in _rows(env, public_id))  # the opponent's mails stay
+    run_days(env, 3)  # past the deadline: the timeout is logged, and told to Staying only
+    assert "timeout" in [e.move for e in games.public_page(env, public_id).entries]
+    rows = _rows(env, public_id)
+    assert [r for r in rows if r.seat == 0 or r.to_addr.endswith("@invalid")] == []
+    assert "timeout" in [r.kind for r in rows if r.seat == 1]
+    jobs.send_digests(env)
+    assert not [r for r in _rows(env, public_id) if r.to_addr.endswith("@invalid")]
+
+
+def test_a_mail_queued_to_an_erased_address_before_is_never_sent(env):
+    from pbem.mail import outbox as mails_out
+    from pbem.store.models import OutboxMessage
+
+    class Kept:
+        def __init__(self) -> None:
+            self.sent: list = []
+
+        def send(self, message) -> None:
+            self.sent.append(message)
+
+        def close(self) -> None:
+            pass
+
+    row = mails_out.message(
+        now=env.clock.now(),
+        mail_from=env.config.mail_from,
+        kind="reminder",
+        to="erased-abcd@invalid",
+        subject="s",
+        text="t",
+        html="<p>t</p>",
+    )
+    with env.db.write() as session:
+        session.add(OutboxMessage(**row))  # as a database from before this check holds it
+    backend = Kept()
+    jobs.deliver_mail(env, backend, limit=10_000)
+    assert not [m for m in backend.sent if "invalid" in str(m["To"])]
+    with env.db.read() as session:
+        stored = session.query(OutboxMessage).filter_by(message_id=row["message_id"]).one()
+        assert stored.status == "failed" and stored.sent_at is None
