@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, redirect, render_template, request, url_for
+from flask import Flask, Response, redirect, render_template, request, send_from_directory, url_for
 from werkzeug.exceptions import HTTPException
 
 from ..clock import SystemClock
@@ -75,6 +75,7 @@ def create_app(
     app.jinja_env.lstrip_blocks = True
 
     locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
+    _icon(app)
     for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
@@ -143,6 +144,18 @@ def create_app(
     return app
 
 
+def _icon(app: Flask) -> None:
+    """``/favicon.ico``, where browsers look for a site's icon (static/favicon.ico)."""
+
+    def favicon() -> Response:
+        assert app.static_folder is not None
+        return send_from_directory(
+            app.static_folder, "favicon.ico", mimetype="image/x-icon", max_age=7 * 86400
+        )
+
+    app.add_url_rule("/favicon.ico", "favicon", favicon)
+
+
 def _viewer_app(record: bytes) -> Flask:
     """``pbem view FILE``: the replay blueprint alone, over a throw-away instance folder.
 
@@ -157,6 +170,7 @@ def _viewer_app(record: bytes) -> Flask:
     app.config.update(SECRET_KEY="pbem-view", PBEM_DEV=False)
     register_filters(app.jinja_env)
     locale.init_app(app)
+    _icon(app)
     app.jinja_env.globals.update(csrf_token=csrf.token)
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.register_blueprint(replay.bp)
