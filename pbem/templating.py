@@ -122,7 +122,6 @@ def register_filters(env: Environment) -> None:
         common_zones=COMMON_ZONES,
         move_examples=move_examples,
         move_example=move_text,
-        notation_words=notation_words,
         seed_check=seed_check,
         commitment_of_server_seed=commitment_of_server_seed,
         commitment_of_seed=commitment_of_seed,
@@ -255,13 +254,3 @@ def move_examples() -> str:
     """``take diamond · camels · …`` in the reader's notation (a field's placeholder)."""
     vocab = vocabulary(reader().language)
     return " · ".join(format_move(move, vocab) for move in _EXAMPLES)
-
-
-def notation_words() -> dict[str, Any]:
-    """How the reader's language writes moves, for the card-clicking script of the seat page."""
-    vocab = vocabulary(reader().language)
-    return {
-        "spelled": dict(vocab.spelled),
-        "names": {card.word: name for card, name in vocab.names.items()},
-        "digits": vocab.digits,
-    }

@@ -1,80 +1,181 @@
-// Build a move by clicking cards; the text goes into the move field, and the
-// server's preview says what it will do. Without JavaScript, type the move.
+// Build a move by clicking cards, see the server's preview of it and confirm it, all in
+// place: no page load, and the preview with its Confirm button stays in sight at the foot
+// of the screen. Without JavaScript the form below the board does the same by page loads.
+//
+// This file knows no rule of the game. The page lists every legal move by the cards
+// picked to make it ("choices", from the server); a selection either is one of them or
+// makes no move. What a move does, and whether it may still be played, only the server's
+// preview and move routes say (the same routes the form posts to).
 (function () {
   "use strict";
+  var form = document.querySelector(".move-form");
   var input = document.getElementById("move");
+  var tray = document.getElementById("tray");
+  var answer = document.getElementById("tray-answer");
   var clear = document.getElementById("clear");
-  if (!input) return;
-  // The card order and which market cards go together come from the server (the engine's
-  // rules), so this file holds none: it only turns a selection into text.
-  var cards = { order: [], together: [] };
-  var cardData = document.getElementById("cards");
-  if (cardData) { try { cards = JSON.parse(cardData.textContent); } catch (e) { /* unsorted */ } }
-  var order = cards.order;
-  var selected = [];
-  // How the reader's language writes moves (pbem.i18n.notation), from the page.
-  var words = { spelled: { take: "take {card}", camels: "camels",
-                           exchange: "exchange {taken} for {given}", sell: "sell {count} {card}" },
-                names: {}, digits: "0123456789" };
-  var data = document.getElementById("notation");
-  if (data) { try { words = JSON.parse(data.textContent); } catch (e) { /* keep English */ } }
-  function name(card) { return words.names[card] || card; }
-  function digits(n) {
-    return String(n).replace(/[0-9]/g, function (d) { return words.digits.charAt(+d); });
-  }
-  function write(kind, slots) {
-    return words.spelled[kind].replace(/\{(\w+)\}/g, function (_, key) { return slots[key]; });
+  var data = document.getElementById("choices");
+  if (!form || !input || !tray || !answer || !data) return;
+  var choices = { together: [], moves: {} };
+  try { choices = JSON.parse(data.textContent); } catch (e) { return; }
+  var cards = Array.prototype.slice.call(document.querySelectorAll("button.card[data-card]"));
+  var PLACES = ["market", "hand", "herd"];
+  var asked = 0; // the latest request: an answer to an older one is dropped
+
+  function isOn(el) { return el.getAttribute("aria-pressed") === "true"; }
+  function press(el, on) { el.setAttribute("aria-pressed", on ? "true" : "false"); }
+  function selection() { return cards.filter(isOn); }
+
+  // The selection written as the server writes the keys of "choices" (pbem/web/seat.py).
+  function key() {
+    var on = selection();
+    return PLACES.map(function (place) {
+      var words = on.filter(function (el) { return el.dataset.where === place; })
+                    .map(function (el) { return el.dataset.card; }).sort();
+      return place + ":" + words.join(",");
+    }).join(";");
   }
 
-  function byOrder(a, b) { return order.indexOf(a) - order.indexOf(b); }
-  function cardsOf(where) {
-    return selected.filter(function (el) { return el.dataset.where === where; })
-                   .map(function (el) { return el.dataset.card; }).sort(byOrder);
+  function show(nodes) {
+    answer.textContent = "";
+    nodes.forEach(function (n) { answer.appendChild(n); });
+    // Clear beside Confirm, or beside the words: the tray stays one short block
+    if (clear) (answer.querySelector(".preview form") || answer).appendChild(clear);
+    tray.hidden = false;
   }
-  function notation() {
-    var market = cardsOf("market"), hand = cardsOf("hand"), herd = cardsOf("herd");
-    var given = hand.concat(herd).sort(byOrder);
-    if (market.length === 0 && herd.length === 0 && hand.length > 0) {
-      var kinds = hand.filter(function (c, i) { return hand.indexOf(c) === i; });
-      return kinds.length === 1 ? write("sell", { count: digits(hand.length), card: name(hand[0]) }) : "";
-    }
-    if (market.some(function (c) { return cards.together.indexOf(c) >= 0; })) {
-      return write("camels", {});
-    }
-    if (market.length === 1 && given.length === 0) return write("take", { card: name(market[0]) });
-    if (market.length >= 1 && given.length >= 1) {
-      return write("exchange", { taken: market.map(name).join(" "), given: given.map(name).join(" ") });
-    }
-    // several market cards and nothing given yet: the preview will ask what goes back
-    return market.length ? write("take", { card: market.map(name).join(" ") }) : "";
+  function note(text, cls) {
+    var p = document.createElement("p");
+    p.className = cls || "muted";
+    p.textContent = text;
+    return p;
   }
-  function toggle(el) {
-    var i = selected.indexOf(el);
-    if (i >= 0) { selected.splice(i, 1); el.classList.remove("selected"); }
-    else { selected.push(el); el.classList.add("selected"); }
-    if (el.dataset.where === "market" && cards.together.indexOf(el.dataset.card) >= 0) {
-      // cards taken all together (the camels): select every one of the market with it
-      var on = el.classList.contains("selected");
-      var same = '[data-where="market"][data-card="' + el.dataset.card + '"]';
-      document.querySelectorAll(same).forEach(function (c) {
-        var j = selected.indexOf(c);
-        if (on && j < 0) { selected.push(c); c.classList.add("selected"); }
-        if (!on && j >= 0) { selected.splice(j, 1); c.classList.remove("selected"); }
+  function problem(text, status) {
+    var p = note(text, "alert");
+    p.setAttribute("role", "alert");
+    var nodes = [p];
+    if (status === 409) { // the game moved on: the board shown here is out of date
+      var a = document.createElement("a");
+      a.href = tray.dataset.current;
+      a.textContent = tray.dataset.reload;
+      nodes.push(a);
+    }
+    return nodes;
+  }
+
+  function post(target, body) {
+    return fetch(target.getAttribute("action"), {
+      method: "POST", body: body, credentials: "same-origin", headers: { Accept: "text/html" }
+    }).then(function (response) {
+      return response.text().then(function (html) {
+        return { response: response, doc: new DOMParser().parseFromString(html, "text/html") };
       });
-    }
-    input.value = notation();
-    if (clear) clear.hidden = selected.length === 0;
+    });
   }
-  document.querySelectorAll(".card[data-card]").forEach(function (el) {
-    el.addEventListener("click", function () { toggle(el); });
-    el.addEventListener("keydown", function (e) {
-      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(el); }
+  // The refusal the server's page shows (a stale move number, an illegal move, an expired form).
+  function refusal(doc, status) {
+    var alert = doc.querySelector("main .alert");
+    return problem(alert ? alert.textContent : tray.dataset.failed, status);
+  }
+
+  function preview(text) {
+    var mine = ++asked;
+    input.value = text;
+    show([note("…")]);
+    post(form, new FormData(form)).then(function (got) {
+      if (mine !== asked) return;
+      var found = got.response.ok && got.doc.querySelector(".play .preview");
+      if (!found) { show(refusal(got.doc, got.response.status)); return; }
+      var shown = document.importNode(found, true);
+      var change = shown.querySelector("a.change");
+      if (change) change.remove(); // the tray's Clear does it without a page load
+      var confirm = shown.querySelector("form");
+      if (confirm) confirm.addEventListener("submit", function (e) { e.preventDefault(); submit(confirm); });
+      show([shown]);
+    }, function () { if (mine === asked) show(problem(tray.dataset.failed)); });
+  }
+
+  function submit(confirm) {
+    var mine = ++asked;
+    var button = confirm.querySelector("button[type=submit]");
+    var message = confirm.querySelector("input[name=message]");
+    var typed = document.getElementById("message");
+    if (message && typed) message.value = typed.value; // the note as it reads now
+    if (button) button.disabled = true;
+    post(confirm, new FormData(confirm)).then(function (got) {
+      if (mine !== asked) return;
+      if (!got.response.ok || !got.response.redirected) { // a move done answers "see the page"
+        if (button) button.disabled = false;
+        var old = confirm.parentNode.querySelector(".alert");
+        if (old) old.remove();
+        refusal(got.doc, got.response.status).reverse().forEach(function (n) {
+          confirm.parentNode.insertBefore(n, confirm);
+        });
+        return;
+      }
+      done(got.doc, got.response.url);
+    }, function () {
+      if (mine !== asked) return;
+      if (button) button.disabled = false;
+      confirm.parentNode.insertBefore(problem(tray.dataset.failed)[0], confirm);
+    });
+  }
+
+  // The move is recorded: show the page the server answered with (the new position, "your
+  // move is recorded") in place of this one, as the form's page load would.
+  function done(doc, url) {
+    var main = document.querySelector("main"), fresh = doc.querySelector("main");
+    if (!main || !fresh) { window.location.assign(url); return; }
+    main.replaceWith(document.importNode(fresh, true));
+    document.title = doc.title;
+    if (window.history && history.replaceState) history.replaceState(null, "", url);
+    doc.querySelectorAll("body > script[src]").forEach(function (s) {
+      var src = s.getAttribute("src");
+      if (!document.querySelector('script[src="' + src + '"]')) {
+        var run = document.createElement("script");
+        run.src = src;
+        document.body.appendChild(run);
+      }
+    });
+    var told = document.querySelector("main .status .notice");
+    if (told) { told.tabIndex = -1; told.focus(); }
+  }
+
+  function changed() {
+    var on = selection();
+    if (!on.length) { reset(); return; }
+    var text = choices.moves[key()];
+    if (text) { preview(text); return; }
+    asked++;
+    input.value = "";
+    show([note(tray.dataset.none)]);
+  }
+  function reset() {
+    asked++;
+    cards.forEach(function (el) { press(el, false); });
+    input.value = "";
+    answer.textContent = "";
+    tray.hidden = true;
+  }
+
+  cards.forEach(function (el) {
+    el.addEventListener("click", function () {
+      var on = !isOn(el);
+      press(el, on);
+      if (el.dataset.where === "market" && choices.together.indexOf(el.dataset.card) >= 0) {
+        // cards taken all together (the camels): the market's others of the kind go with it
+        cards.forEach(function (c) {
+          if (c.dataset.where === "market" && c.dataset.card === el.dataset.card) press(c, on);
+        });
+      }
+      changed();
     });
   });
-  if (clear) clear.addEventListener("click", function () {
-    selected.slice().forEach(function (el) { el.classList.remove("selected"); });
-    selected = [];
-    input.value = "";
-    clear.hidden = true;
+  if (clear) clear.addEventListener("click", function () { reset(); });
+  // A move typed by hand: the cards clicked no longer say it.
+  input.addEventListener("input", function () {
+    cards.forEach(function (el) { press(el, false); });
+  });
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    preview(input.value);
   });
 })();

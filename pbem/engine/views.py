@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from .cards import BONUS_SIZES, CARDS, GOODS, HAND_LIMIT, Card
+from .cards import BONUS_SIZES, GOODS, HAND_LIMIT, Card
 from .match import Match, Outcome
+from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
 from .round import Round, RoundResult
 
 
@@ -53,10 +54,31 @@ class BonusPile:
     or_more: bool
 
 
-#: The canonical card order (docs/record-format.md §3), for pages that sort cards.
-CARD_ORDER: tuple[str, ...] = tuple(c.word for c in CARDS)
 #: Market cards taken all at once, never one by one (docs/rules.md: camels).
 TAKEN_TOGETHER: tuple[str, ...] = (Card.CAMEL.word,)
+
+
+#: Where the cards a seat picks for a move lie (``picked``).
+PLACES: tuple[str, ...] = ("market", "hand", "herd")
+
+
+def picked(move: Move, market: tuple[Card, ...]) -> dict[str, tuple[str, ...]]:
+    """The cards a seat picks on the table to make ``move``, by where they lie (``PLACES``),
+    as card words in canonical order: the seat page maps a selection of cards to the move
+    it means with this, so its script knows no rule. Camels given come from the herd."""
+    if isinstance(move, TakeGood):
+        return {"market": (move.good.word,)}
+    if isinstance(move, TakeCamels):
+        return {"market": tuple(c.word for c in market if c is Card.CAMEL)}
+    if isinstance(move, Exchange):
+        return {
+            "market": tuple(c.word for c in move.taken),
+            "hand": tuple(c.word for c in move.given if c is not Card.CAMEL),
+            "herd": tuple(c.word for c in move.given if c is Card.CAMEL),
+        }
+    if isinstance(move, Sell):
+        return {"hand": (move.good.word,) * move.count}
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,11 +150,6 @@ class Table:
     tokens: dict[Card, tuple[int, ...]]  # goods tokens left per good, top first
     bonus_left: dict[int, int]  # how many bonus tokens each pile still has
     results: tuple[RoundResult, ...]  # rounds already scored
-
-    @property
-    def card_order(self) -> tuple[str, ...]:
-        """The order a move lists its cards in, for the seat page's move builder."""
-        return CARD_ORDER
 
     @property
     def taken_together(self) -> tuple[str, ...]:

@@ -90,7 +90,7 @@ class SeatPage:
     entries: tuple[Entry, ...]
     next_n: int
     since: datetime
-    legal_count: int
+    legal: tuple[jaipur.Move, ...]  #: the seat's legal moves (none when it is not its turn)
     clock: TurnClock | None  # the current turn's deadline, whoever is to move
     away_until: datetime | None
     vacation_left: float  # days
@@ -99,6 +99,10 @@ class SeatPage:
     reader: Reader  #: the seat's language and time zone
     #: This seat's time for the move ran out (a timeout is logged) and it has not moved since.
     late: bool = False
+
+    @property
+    def legal_count(self) -> int:
+        return len(self.legal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,7 +432,7 @@ def seat_page(
             entries=log.entries,
             next_n=log.n + 1,
             since=turn_started(game, log.entries),
-            legal_count=len(match.legal_moves()) if playing and match.to_move == seat.seat else 0,
+            legal=tuple(match.legal_moves()) if playing and match.to_move == seat.seat else (),
             clock=current_clock(game, log.entries, match, now) if playing else None,
             away_until=as_utc(away[-1].ends_at) if away else None,
             vacation_left=vacation_left(game, seat),

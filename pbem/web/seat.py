@@ -8,7 +8,9 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
+from ..engine.views import PLACES, picked
 from ..i18n import lazy_gettext as _l
+from ..i18n.words import move_text
 from ..services import games, link_recovery, moves, records, settings
 from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from . import inputs
@@ -25,13 +27,31 @@ def _n() -> int:
     return inputs.number(request.form, "n", low=1, high=inputs.MAX_MOVE, label=_l("Move"))
 
 
+def selection_key(cards: dict[str, tuple[str, ...]]) -> str:
+    """A selection of cards as one string: ``market:camel,camel;hand:;herd:``, each place's
+    card words sorted as strings (static/seat.js writes a selection the same way)."""
+    return ";".join(f"{place}:{','.join(sorted(cards.get(place, ())))}" for place in PLACES)
+
+
+def move_choices(page: games.SeatPage) -> dict[str, Any]:
+    """What the page's script needs to build a move from cards clicked, and no rule: each
+    legal move by the selection that makes it, in the reader's notation, and which market
+    cards are clicked together."""
+    market = page.view.table.market
+    return {
+        "together": list(page.view.table.taken_together),
+        "moves": {selection_key(picked(m, market)): move_text(str(m)) for m in page.legal},
+    }
+
+
 def _page(token: str, status: int = 200, **context: Any) -> Any:
     """The seat's page, in the seat's language (errors passed in are translated lazily)."""
     page = games.seat_page(services(), token, client())
     for_seat(page.reader)
     if isinstance(page, games.WaitingPage):
         return render_template("web/accept.html", page=page, **context), status
-    return render_template("web/seat.html", page=page, **context), status
+    choices = move_choices(page)
+    return render_template("web/seat.html", page=page, choices=choices, **context), status
 
 
 def _act(token: str, action: Callable[[], object], done: str) -> Any:

@@ -93,12 +93,13 @@ def test_a_move_clicked_is_written_in_the_reader_words(browser, env, live_server
         assert typed == {"fa": "شترها", "zh": "拿 全部 骆驼"}[language]
         page.locator(".move-form button[type=submit]").click()
         page.wait_for_selector(".preview")
+        page.wait_for_load_state("networkidle")  # the preview asked for by the click, too
         assert page.evaluate(OVERFLOWING) == []
         screenshot(page, f"seat-{language}-{size}-preview")
         confirm = page.locator(".preview button[type=submit]")
         assert typed in confirm.inner_text()
         confirm.click()
-        page.wait_for_load_state()
+        page.wait_for_selector(".status .notice")  # recorded, in place
         assert games.public_page(env, game).entries[-1].move == "camels"
     finally:
         context.close()

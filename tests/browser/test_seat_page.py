@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -12,6 +13,7 @@ from tests.helpers import mails
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+WHERE = {"market": ".market", "hand": ".me .cards:not(.herd)", "herd": ".me .cards.herd"}
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/s/[A-Za-z0-9_\-\.]+)")
 
 
@@ -34,39 +36,44 @@ def test_click_camels_preview_and_confirm(live_server, env, page):
     assert "Your turn" in page.inner_text(".status")
     page.click('.market [data-card="camel"] >> nth=0')
     assert page.input_value("#move") == "camels"
-    assert page.locator('.market .card.selected[data-card="camel"]').count() >= 3
+    assert page.locator('.market .card[aria-pressed="true"][data-card="camel"]').count() >= 3
     screenshot(page, "seat-selecting-camels")
-    page.click("text=Preview")
-    assert "You take all" in page.inner_text(".preview")
+    # the server's preview comes by itself, in place, with its Confirm button
+    page.wait_for_selector("#tray .preview")
+    assert "You take all" in page.inner_text("#tray .preview")
     screenshot(page, "seat-preview")
     page.click("text=Confirm: camels")
-    assert "Your move is recorded" in page.inner_text(".status")
+    page.wait_for_selector("text=Your move is recorded")
     assert "Waiting for" in page.inner_text(".status")
     screenshot(page, "seat-after-move")
     assert games.public_page(env, public_id).entries[-1].move == "camels"
 
 
-def test_clicking_builds_exchange_and_sale_notation(live_server, env, page):
+def test_clicked_cards_name_the_servers_move(live_server, env, page):
+    """The page lists each legal move by its cards; clicking them writes it, no rule in JS."""
     public_id, seat = _game(env)
     page.goto(_link(env, public_id, seat))
-    goods = page.locator('.market .card[data-card]:not([data-card="camel"])')
+    choices = json.loads(page.inner_text("#choices"))["moves"]
+    assert games.legal_moves(env, games.seat_tokens(env, public_id)[seat]) and choices
     hand = page.locator(".me .cards:not(.herd) .card[data-card]")
-    if goods.count() and hand.count():
-        good = goods.nth(0).get_attribute("data-card")
-        mine = [hand.nth(i).get_attribute("data-card") for i in range(hand.count())]
-        other = next((c for c in mine if c != good), None)
-        if other:
-            goods.nth(0).click()
-            hand.nth(mine.index(other)).click()
-            assert page.input_value("#move") == f"exchange {good} for {other}"
+    tried = [(k, t) for k, t in sorted(choices.items()) if t.startswith(("sell", "exchange"))]
+    for key, text in tried[:2] + tried[-2:]:
+        if page.locator("#clear").is_visible():
             page.click("#clear")
-            assert page.input_value("#move") == ""
+        for place, words in (part.split(":") for part in key.split(";")):
+            for word in filter(None, words.split(",")):
+                free = f'.card[data-card="{word}"][aria-pressed="false"]'
+                page.locator(f"{WHERE[place]} {free}").first.click()
+        assert page.input_value("#move") == text
+        page.wait_for_selector("#tray .preview")
+        assert "Confirm: " + text in page.inner_text("#tray")
+    # a card alone that makes no move says so, and asks the server nothing
+    page.click("#clear")
     first = hand.nth(0).get_attribute("data-card")
     hand.nth(0).click()
-    assert page.input_value("#move") == f"sell 1 {first}"
-    page.click("text=Preview")
-    body = page.inner_text("main")
-    assert "You sell" in body or "at least 2 at a time" in body
+    if f"market:;hand:{first};herd:" not in choices:
+        assert page.input_value("#move") == ""
+        assert "No move uses exactly these cards" in page.inner_text("#tray")
 
 
 def test_accepting_in_the_browser_adds_its_own_random_bytes(live_server, env, page):
