@@ -23,11 +23,11 @@ def ratings_rebuild() -> None:
 
 @ratings_group.command("show")
 def ratings_show() -> None:
-    """The ratings table: conservative rating (mu - 3 sigma), mu ± 3 sigma, games."""
+    """The ratings table: rating (mu - 3 sigma, never below 0), mu ± 3 sigma, games."""
     from ..services import ratings
 
     for i, r in enumerate(ratings.table(ready_env()), start=1):
         click.echo(
-            f"{i:>3}. {r.name:<30} {r.ordinal:6.1f}  {r.mu:5.1f} ± {3 * r.sigma:4.1f}"
+            f"{i:>3}. {r.name:<30} {r.shown:6.1f}  {r.mu:5.1f} ± {3 * r.sigma:4.1f}"
             f"  {r.games} games"
         )

@@ -2,8 +2,9 @@
 
 A rating is derived: it is updated in the transaction that records a finished
 match, and ``rebuild`` recomputes every rating from the finished games in the
-order they finished, giving the same numbers. Shown as mu ± 3 sigma, and ranked
-by the conservative ordinal (mu - 3 sigma).
+order they finished, giving the same numbers. Ranked by the conservative ordinal
+(mu - 3 sigma); the rating shown is that ordinal, never below 0 (``shown``): a new
+player's mu 25, sigma 8.33 make an ordinal of 0, and a first loss a negative one.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ def rebuild(env: Env) -> int:
         return rated
 
 
+def shown(mu: float | None, sigma: float | None) -> float:
+    """The rating a page shows: the conservative ordinal mu - 3 sigma, rounded to one
+    decimal and never below 0 (the ratings page says so). Ranking uses the ordinal itself."""
+    if mu is None or sigma is None:
+        return 0.0
+    return max(0.0, round(mu - 3 * sigma, 1))
+
+
 @dataclass(frozen=True, slots=True)
 class Rated:
     public_id: str
@@ -76,6 +85,10 @@ class Rated:
     @property
     def ordinal(self) -> float:
         return self.mu - 3 * self.sigma
+
+    @property
+    def shown(self) -> float:
+        return shown(self.mu, self.sigma)
 
 
 def table(env: Env, limit: int = 100) -> list[Rated]:

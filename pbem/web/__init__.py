@@ -19,6 +19,7 @@ from ..clock import SystemClock
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
 from ..resources import resource_dir
+from ..services import ratings
 from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
@@ -70,6 +71,7 @@ def create_app(
         # how to check a record, with this instance's own package (pbem.wheel)
         download_url=env.download_url,
         check_commands=env.check_commands,
+        shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
     )
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
