@@ -27,6 +27,9 @@ from tests.outside import verifier as v
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv" / "bin" / "python"
 ZERO = bytes(32)
+# the records' tests start `pbem` processes and play whole games over HTTP first (the
+# fixtures synthetic, served and files): the full run's, not the quick loop's
+SLOW = pytest.mark.slow
 
 
 def pbem(*args: str) -> subprocess.CompletedProcess:
@@ -560,6 +563,7 @@ def synthetic(tmp_path_factory) -> Synthetic:
     )
 
 
+@SLOW
 def test_synthetic_records_verify_both_ways(synthetic):
     for name, path in synthetic.paths.items():
         doc, verdict, replayed = (
@@ -576,6 +580,7 @@ def test_synthetic_records_verify_both_ways(synthetic):
         assert theirs["position"] == mine.position(), name
 
 
+@SLOW
 def test_synthetic_records_cover_every_ending(synthetic):
     results = [doc["result"] for doc in synthetic.docs.values()]
     tied = synthetic.docs["syn-v2-tied-round"]
@@ -599,6 +604,7 @@ def test_synthetic_records_cover_every_ending(synthetic):
     assert {"take", "camels", "exchange", "sell", "timeout", "claim", "resign"} <= texts
 
 
+@SLOW
 def test_legal_moves_agree_with_pbem_moves(synthetic):
     assert len(synthetic.probes) >= 16
     for path, mine, theirs in synthetic.probes:
@@ -1673,6 +1679,7 @@ def _params():
         yield pytest.param(name, expected, id=name, marks=extra)
 
 
+@SLOW
 @pytest.mark.parametrize(("name", "expected"), list(_params()))
 def test_agrees_with_pbem_verify(files, name, expected):
     path, theirs = files[name]
@@ -1681,6 +1688,7 @@ def test_agrees_with_pbem_verify(files, name, expected):
     assert theirs.returncode == expected, (theirs.stdout, theirs.stderr[-2000:])
 
 
+@SLOW
 def test_batch_runs_are_the_command(files):
     """The batch driver gives what separate `python -m pbem verify FILE` processes give."""
     names = [*list(files)[::9], "finished-0", "utf16", "nan", "running-export-0"]
@@ -1695,6 +1703,7 @@ def test_batch_runs_are_the_command(files):
 # The finished games: the outside replay gives the server's result and legal moves
 
 
+@SLOW
 def test_finished_records_replay_to_their_result(served):
     for game, record in served.finished:
         rec = v.read_record(json.dumps(record).encode())
@@ -1712,6 +1721,7 @@ def test_finished_records_replay_to_their_result(served):
         assert match.over
 
 
+@SLOW
 def test_early_files_match_the_published_record(served):
     """§7.3: the chain hashes (and version-2 position digests) of a running game's export
     and evidence equal those of the record published at its end."""
@@ -1733,6 +1743,7 @@ def test_early_files_match_the_published_record(served):
     assert doc_of(served.base["running-export-0"])["view"]["seat"] == 0
 
 
+@SLOW
 def test_main_prints_one_line_per_file(files, capsys):
     paths = [str(files[name][0]) for name in ("finished-0", "move-changed", "nan")]
     assert v.main(paths) == 2
