@@ -26,6 +26,7 @@ from ..services import (
     sessions,
     sign_in,
 )
+from ..services import settings as seat_settings
 from ..services.errors import BadRequest, Forbidden
 from ..store.models import Player
 from ..templating import when
@@ -145,6 +146,19 @@ def settings() -> Any:
         return _me_page(400, error=exc.message)
     response = redirect(url_for("players.my_games", done="settings"), code=303)
     return remember(response, form.get("language"), form.get("timezone"))
+
+
+@bp.post("/me/receipts")
+def receipts() -> Any:
+    """Receipts of the player's own moves, in all their games and the games they start later."""
+    player = need_player()
+    try:
+        seat_settings.set_player_receipts(
+            services(), player.id, inputs.text(request.form, "receipts"), client()
+        )
+    except BadRequest as exc:
+        return _me_page(400, error=exc.message)
+    return redirect(url_for("players.my_games", done="settings"), code=303)
 
 
 @bp.post("/me/away")

@@ -156,6 +156,17 @@ def mail(token: str) -> Any:
     )
 
 
+@bp.post("/receipts")
+def receipts(token: str) -> Any:
+    """Which of its own moves the seat gets a receipt of (by default: a move mailed in)."""
+    chosen, everywhere = inputs.text(request.form, "receipts"), request.form.get("all") == "yes"
+    return _act(
+        token,
+        lambda: settings.set_receipts(services(), token, chosen, client(), all_games=everywhere),
+        "receipts",
+    )
+
+
 @bp.post("/reader")
 def language(token: str) -> Any:
     """The seat's language and time zone, for its pages and its mails from now on."""
