@@ -25,7 +25,7 @@ from ..store import outbox as outbox_store
 from ..store.models import Game, OutboxMessage
 from .env import Env
 from .log import game_by_id, log_rows, logged_moves
-from .played import Played, chain_start, played, seat_names
+from .played import Entry, Played, chain_start, played, seat_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,7 @@ class Moved:
     message: str | None
     after: Match
     round_ended: jaipur.RoundResult | None
+    source: str = "web"  #: how it came in (web, email, api, timeout, cli)
 
 
 def _header(game: Game, *, over: bool) -> dict[str, Any]:
@@ -258,14 +259,32 @@ def _wants(game: Game, seat: int, kind: str) -> bool:
     return mode == "each" if kind in ("your_turn", "receipt") else mode != "invitations"
 
 
-def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
-    """Game over to both; a timeout to both; else "your turn" and a receipt.
+def wants_receipt(receipts: str, source: str) -> bool:
+    """Whether a seat with this setting (``settings.RECEIPTS``) gets a receipt of its own
+    move that came in by ``source``: by default only of a move mailed in (``email``)."""
+    return receipts == "all" or (receipts == "replies" and source == "email")
 
-    Queued in one statement, unwritten: ``Writer`` writes each from the log when
-    it is sent (or shown in the dev inbox).
+
+def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
+    """Game over to both; a timeout to both; else "your turn" to the seat to move, and to
+    the mover a receipt only if its setting asks for one (by default: a move mailed in).
+
+    One mail a move is enough: "your turn" tells the other player's move, the position and
+    the chain hash, which commits to every move before it (docs/record-format.md §4.4).
+    A round's end that no mail told a seat (its mover gets no receipt, or the mover starts
+    the next round) is told in that seat's next "your turn" (``untold``). Queued in one
+    statement, unwritten: ``Writer`` writes each from the log when it is sent (or shown
+    in the dev inbox).
     """
     to_move = moved.after.to_move
-    seats = (0, 1) if to_move is None else (to_move, 1 - to_move)
+    if to_move is None or moved.move == "timeout":
+        seats: tuple[int, ...] = (0, 1) if to_move is None else (to_move, 1 - to_move)
+    elif moved.seat == to_move:
+        seats = (to_move,)
+    elif wants_receipt(game.seats[moved.seat].receipts, moved.source):
+        seats = (to_move, moved.seat)
+    else:
+        seats = (to_move,)
     rows = []
     for seat in seats:
         kind = _told_kind(moved, seat)
@@ -274,8 +293,38 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     outbox_store.queue_all(session, rows)
 
 
-def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
-    """The mail that tells ``seat`` of ``moved``, from the seat's view (invariant 7)."""
+def untold(
+    entries: tuple[Entry, ...], n: int, seat: int
+) -> tuple[tuple[Entry, ...], jaipur.RoundResult | None]:
+    """What no mail to ``seat`` has told before the "your turn" of move ``n`` (usually nothing).
+
+    The other seat's moves logged just before ``n``, back to ``seat``'s own last move or
+    the last timeout: round-ending moves after which that player moved again. And the
+    round that ``seat``'s own last move ended, when the other seat started the next one
+    (the mover gets no mail of its move unless it asked for receipts).
+    """
+    told: list[Entry] = []
+    own: jaipur.RoundResult | None = None
+    for entry in reversed(entries[: n - 1]):
+        if entry.move == "timeout":
+            break
+        if entry.seat == seat:
+            own = entry.ended
+            break
+        told.append(entry)
+    return tuple(reversed(told)), own
+
+
+def _told(
+    env: Env,
+    game: Game,
+    moved: Moved,
+    seat: int,
+    earlier: tuple[Entry, ...] = (),
+    own_round: jaipur.RoundResult | None = None,
+) -> _Draft:
+    """The mail that tells ``seat`` of ``moved``, from the seat's view (invariant 7); a
+    "your turn" tells first what no mail told the seat before (``untold``)."""
     names = (game.seats[0].name, game.seats[1].name)
     after = moved.after
     kind = _told_kind(moved, seat)
@@ -322,7 +371,7 @@ def _told(env: Env, game: Game, moved: Moved, seat: int) -> _Draft:
         return _Draft(
             kind,
             _l("Jaipur vs %(opponent)s — your turn (move %(n)s)", opponent=opponent, n=moved.n + 1),
-            dict(common, view=jaipur.seat_view(after, seat)),
+            dict(common, view=jaipur.seat_view(after, seat), earlier=earlier, own_round=own_round),
             reply_n=moved.n + 1,
         )
     return _Draft(
@@ -354,7 +403,12 @@ class Writer:
             raise ValueError(f"outbox row {row.id} has no words and nothing to write them from")
         game = game_by_id(session, row.game_id)
         moved = self._moved_at(session, game, row.about_n)
-        draft = _told(self.env, game, moved, row.seat)
+        earlier: tuple[Entry, ...] = ()
+        own_round = None
+        if row.kind == "your_turn" and moved.seat != row.seat:
+            log = played(self.env, session, game)  # this process's cache: all entries
+            earlier, own_round = untold(log.entries, row.about_n, row.seat)
+        draft = _told(self.env, game, moved, row.seat, earlier, own_round)
         if draft.kind != row.kind:
             raise ValueError(
                 f"outbox row {row.id} is a {row.kind} mail, but its move calls for {draft.kind}"
@@ -391,6 +445,7 @@ def last_move(log: Played) -> Moved:
         entry.message,
         log.match,
         entry.ended,
+        entry.source,
     )
 
 

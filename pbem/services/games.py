@@ -95,6 +95,7 @@ class SeatPage:
     away_until: datetime | None
     vacation_left: float  # days
     mail_mode: str
+    receipts: str  #: which of its own moves the seat gets a receipt of (``settings.RECEIPTS``)
     can_claim: bool
     reader: Reader  #: the seat's language and time zone
     #: This seat's time for the move ran out (a timeout is logged) and it has not moved since.
@@ -265,6 +266,7 @@ def create_game(
                     email=p.email,
                     key_version=1,
                     mail_mode=owner.mail_mode,
+                    receipts=owner.receipts,
                     language=known_language(p.language or owner.language),
                     timezone=known_timezone(p.timezone or owner.timezone),
                 )
@@ -437,6 +439,7 @@ def seat_page(
             away_until=as_utc(away[-1].ends_at) if away else None,
             vacation_left=vacation_left(game, seat),
             mail_mode=seat.mail_mode,
+            receipts=seat.receipts,
             can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",
             reader=Reader(seat.language, seat.timezone),
             late=playing and match.overdue == seat.seat,

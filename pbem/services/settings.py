@@ -1,4 +1,5 @@
-"""A seat's own settings: being away (the clock stops), how it wants its mail, its language."""
+"""A seat's own settings: being away (the clock stops), how it wants its mail (and receipts of
+its own moves), its language."""
 
 from __future__ import annotations
 
@@ -9,13 +10,19 @@ from ..i18n import LANGUAGES, Reader, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..i18n import lazy_ngettext as _ln
 from ..store import seats as seat_rows
-from ..store.models import Vacation
+from ..store.models import Player, Vacation
 from .env import Env
-from .errors import BadRequest
+from .errors import BadRequest, Forbidden
 from .games import vacation_left
+from .identity import seats_of
 from .log import Client, authenticate, record_access
+from .players import note_access
 
 MAIL_MODES = ("each", "digest")
+#: Receipts of a seat's own moves: of the moves made by replying to a mail (the default: a
+#: player who mailed a move hears that it was read), of every move, or of none. The other
+#: player's move is told in the "your turn" mail either way.
+RECEIPTS = ("replies", "all", "none")
 
 
 #: The shortest time away stored (the forms' least): less left of an allowance is none.
@@ -99,6 +106,49 @@ def set_mail_mode(
             detail=f"{mode}{' (all games)' if all_games else ''}",
             key_version=seat.key_version,
         )
+        return len(seats)
+
+
+def set_receipts(
+    env: Env, token: str, receipts: str, client: Client, *, all_games: bool = False
+) -> int:
+    """Which of its own moves the seat gets a receipt of; for this game or every game of
+    this address (and, for a signed-in player's later games, ``account_settings``)."""
+    if receipts not in RECEIPTS:
+        raise BadRequest(_l("Choose receipts of the moves you mail, of every move, or of none."))
+    with env.db.write() as session:
+        game, seat = authenticate(env, session, token)
+        seats = [seat]
+        if all_games:
+            seats = seat_rows.with_address(session, seat.email)
+        for s in seats:
+            s.receipts = receipts
+        record_access(
+            session,
+            env,
+            game,
+            seat.seat,
+            "receipts",
+            client,
+            detail=f"{receipts}{' (all games)' if all_games else ''}",
+            key_version=seat.key_version,
+        )
+        return len(seats)
+
+
+def set_player_receipts(env: Env, player_id: int, receipts: str, client: Client) -> int:
+    """The signed-in player's receipts, in every game of theirs and the games they start later."""
+    if receipts not in RECEIPTS:
+        raise BadRequest(_l("Choose receipts of the moves you mail, of every move, or of none."))
+    with env.db.write() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise Forbidden()
+        player.receipts = receipts
+        seats = seats_of(session, player)
+        for seat in seats:
+            seat.receipts = receipts
+        note_access(session, env, player, "receipts", client)
         return len(seats)
 
 

@@ -96,6 +96,9 @@ class Seat(Base):
     key_version: Mapped[int] = mapped_column(default=1)
     #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
     mail_mode: Mapped[str] = mapped_column(String(8), default="each")
+    #: Receipts of the seat's own moves: "replies" (only of a move made by replying to a
+    #: mail), "all" or "none". The other player's move always comes in the "your turn" mail.
+    receipts: Mapped[str] = mapped_column(String(8), default="replies", server_default="replies")
     #: What the seat's pages and mails are written in: a code of ``pbem.i18n.LANGUAGES``
     #: and an IANA time zone. Timestamps stay UTC everywhere; only their display is local.
     language: Mapped[str] = mapped_column(String(8), default="en")
@@ -229,6 +232,8 @@ class Player(Base):
     #: Bumped by "sign out everywhere": every older session cookie stops working.
     session_version: Mapped[int] = mapped_column(default=1)
     mail_mode: Mapped[str] = mapped_column(String(12), default="each")
+    #: The receipts new seats of the player start with (``Seat.receipts``).
+    receipts: Mapped[str] = mapped_column(String(8), default="replies", server_default="replies")
     language: Mapped[str] = mapped_column(String(8), default="en")
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
     #: Derived from finished games (openskill's Plackett-Luce): rebuildable at any time.

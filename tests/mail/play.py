@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.services import games, log, moves, records
+from pbem.services import games, log, moves, records, settings
 from pbem.services.env import Env
 
 
@@ -32,3 +32,9 @@ def play(env: Env, public_id: str, count: int) -> None:
         t = token(env, public_id, seat)
         n = len(records.operator_record(env, public_id)["moves"]) + 1
         moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+
+
+def ask_receipts(env: Env, public_id: str, receipts: str = "all") -> None:
+    """Both seats ask for receipts of their own moves (by default only a mailed move gets one)."""
+    for seat in (0, 1):
+        settings.set_receipts(env, token(env, public_id, seat), receipts, log.Client())

@@ -204,3 +204,55 @@ def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(fres
             assert session.scalar(text("SELECT count(*) FROM moves")) == 1
     finally:
         db.dispose()
+
+
+def test_0011_gives_existing_seats_and_players_the_default_receipts(fresh_database):
+    """Receipts of one's own moves become a setting: rows from before 0011 take the
+    default ("replies": a receipt only of a move mailed in), and 0011 goes down again."""
+    db = Database(fresh_database())
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    try:
+        migrate.upgrade(db.engine, "0010")
+        with db.engine.begin() as c:
+            c.execute(
+                text(
+                    "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
+                    " status, days_per_move, reminder_after_hours, reminder_every_hours,"
+                    " timeout_action, vacation_days) VALUES ('old1', :t, 'jaipur/1',"
+                    " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
+                ),
+                {"t": now, "c": "ab" * 32},
+            )
+            game_id = c.execute(text("SELECT id FROM games")).scalar_one()
+            c.execute(
+                text(
+                    "INSERT INTO seats (game_id, seat, name, email, key_version, mail_mode,"
+                    " language, timezone) VALUES (:g, 0, 'Ada', 'ada@example.test', 1, 'each',"
+                    " 'en', 'UTC'), (:g, 1, 'Bo', 'bo@example.test', 1, 'digest', 'de', 'UTC')"
+                ),
+                {"g": game_id},
+            )
+            c.execute(
+                text(
+                    "INSERT INTO players (public_id, email, display_name, created_at,"
+                    " session_version, mail_mode, language, timezone, rated_games) VALUES"
+                    " ('p1', 'ada@example.test', 'Ada', :now, 1, 'each', 'en', 'UTC', 0)"
+                ),
+                {"now": now},
+            )
+        migrate.upgrade(db.engine, "0011")
+        with db.engine.connect() as c:
+            seats = c.execute(text("SELECT seat, receipts, mail_mode FROM seats ORDER BY seat"))
+            assert [tuple(r) for r in seats] == [(0, "replies", "each"), (1, "replies", "digest")]
+            assert c.execute(text("SELECT receipts FROM players")).scalar_one() == "replies"
+        with db.engine.begin() as c:  # the setting is stored and read back
+            c.execute(text("UPDATE seats SET receipts = 'all' WHERE seat = 1"))
+            assert c.execute(text("SELECT receipts FROM seats WHERE seat = 1")).scalar() == "all"
+        migrate.downgrade(db.engine, "0010")
+        assert migrate.current_revision(db.engine) == "0010"
+        with db.engine.connect() as c:
+            assert c.execute(text("SELECT count(*) FROM seats")).scalar() == 2
+        migrate.upgrade(db.engine)
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+    finally:
+        db.dispose()
