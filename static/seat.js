@@ -101,17 +101,14 @@
     if (message && typed) message.value = typed.value; // the note as it reads now
     if (button) button.disabled = true;
     post(confirm, new FormData(confirm)).then(function (got) {
+      var recorded = got.response.ok && got.response.redirected; // a move done answers "see the page"
+      if (recorded) { done(got.doc, got.response.url); return; } // whatever was clicked since
       if (mine !== asked) return;
-      if (!got.response.ok || !got.response.redirected) { // a move done answers "see the page"
-        if (button) button.disabled = false;
-        var old = confirm.parentNode.querySelector(".alert");
-        if (old) old.remove();
-        refusal(got.doc, got.response.status).reverse().forEach(function (n) {
-          confirm.parentNode.insertBefore(n, confirm);
-        });
-        return;
-      }
-      done(got.doc, got.response.url);
+      if (button) button.disabled = false;
+      confirm.parentNode.querySelectorAll(".alert, .alert + a").forEach(function (n) { n.remove(); });
+      refusal(got.doc, got.response.status).reverse().forEach(function (n) {
+        confirm.parentNode.insertBefore(n, confirm);
+      });
     }, function () {
       if (mine !== asked) return;
       if (button) button.disabled = false;
@@ -170,9 +167,12 @@
     });
   });
   if (clear) clear.addEventListener("click", function () { reset(); });
-  // A move typed by hand: the cards clicked no longer say it.
+  // A move typed by hand: the cards clicked, and their preview, no longer say it.
   input.addEventListener("input", function () {
+    asked++;
     cards.forEach(function (el) { press(el, false); });
+    answer.textContent = "";
+    tray.hidden = true;
   });
   form.addEventListener("submit", function (e) {
     e.preventDefault();
