@@ -78,13 +78,23 @@ def drop_unsent(session: Session, address: str, seats: list[tuple[int, int]]) ->
 
 
 def recent(
-    session: Session, limit: int = 200, statuses: tuple[str, ...] | None = None
+    session: Session,
+    limit: int = 200,
+    statuses: tuple[str, ...] | None = None,
+    *,
+    offset: int = 0,
 ) -> list[OutboxMessage]:
-    """The newest rows first, optionally only those in ``statuses``."""
-    query = select(OutboxMessage).order_by(OutboxMessage.id.desc()).limit(limit)
+    """The newest rows first, optionally only those in ``statuses``; ``offset`` rows skipped
+    (a page of the dev inbox)."""
+    query = select(OutboxMessage).order_by(OutboxMessage.id.desc()).limit(limit).offset(offset)
     if statuses:
         query = query.where(OutboxMessage.status.in_(statuses))
     return list(session.scalars(query))
+
+
+def count(session: Session) -> int:
+    """How many rows the outbox holds, sent or not."""
+    return session.scalar(select(func.count()).select_from(OutboxMessage)) or 0
 
 
 def due(session: Session, now: datetime, limit: int) -> list[int]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template
+from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup, escape
 
 from ..services.game_mails import Writer, Written
@@ -36,12 +37,66 @@ def _words(writer: Writer, session: Any, row: OutboxMessage) -> Written:
         return Written(f"({row.kind}: {error})", error, f"<p>{escape(error)}</p>", {})
 
 
+#: The page sizes the inbox offers; the first is the default.
+PAGE_SIZES = (50, 20, 100, 200)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Which mails a page of the inbox shows, newest first: ``first``..``last`` of ``total``."""
+
+    number: int
+    size: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.size))
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+    @property
+    def first(self) -> int:
+        return min(self.offset + 1, self.total)
+
+    @property
+    def last(self) -> int:
+        return min(self.offset + self.size, self.total)
+
+    @property
+    def newer(self) -> int | None:
+        return self.number - 1 if self.number > 1 else None
+
+    @property
+    def older(self) -> int | None:
+        return self.number + 1 if self.number < self.pages else None
+
+
+def _page(total: int) -> Page:
+    """The page asked for by ``?page=`` and ``?per=``: a size offered, a page that exists."""
+    try:
+        size = int(request.args.get("per", PAGE_SIZES[0]))
+        number = int(request.args.get("page", 1))
+    except ValueError:
+        abort(400)
+    if size not in PAGE_SIZES:
+        size = PAGE_SIZES[0]
+    page = Page(1, size, total)
+    return Page(min(max(number, 1), page.pages), size, total)
+
+
 @bp.get("/inbox")
 def inbox() -> str:
     writer = Writer(services())
     with services().db.read() as session:
-        messages = [(m, _words(writer, session, m)) for m in outbox_store.recent(session)]
-        return render_template("web/dev_inbox.html", messages=messages)
+        page = _page(outbox_store.count(session))
+        rows = outbox_store.recent(session, page.size, offset=page.offset)
+        messages = [(m, _words(writer, session, m)) for m in rows]
+        return render_template(
+            "web/dev_inbox.html", messages=messages, page=page, sizes=sorted(PAGE_SIZES)
+        )
 
 
 def _message(message_id: int) -> tuple[OutboxMessage, Written]:

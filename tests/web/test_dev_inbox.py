@@ -27,3 +27,46 @@ def test_no_dev_inbox_in_production(env):
     env.config = env.config.with_(env="production")
     app = create_app(env=env)
     assert app.test_client().get("/dev/inbox").status_code == 404
+
+
+def test_dev_inbox_pages_through_older_mail(client, env):
+    import re
+    from datetime import UTC, datetime
+
+    from pbem.mail import outbox
+    from pbem.store import outbox as outbox_store
+
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    with env.db.write() as session:
+        for k in range(25):
+            outbox_store.queue(
+                session,
+                outbox.message(
+                    now=now,
+                    mail_from="pbem@pbem.test",
+                    kind="sign_in",
+                    to=f"page{k}@example.test",
+                    subject=f"paging test {k:02}",
+                    text="t",
+                    html="<p>h</p>",
+                ),
+            )
+    with env.db.read() as session:
+        total = outbox_store.count(session)
+    first = client.get("/dev/inbox?per=20")
+    assert first.status_code == 200
+    shown = re.findall(r"paging test (\d+)", first.text)
+    assert shown == [f"{k:02}" for k in range(24, 4, -1)]  # the newest 20, newest first
+    assert f"{total} mails in all; this page shows 1–20" in first.text
+    assert 'aria-label="Pages of the dev inbox"' in first.text and 'rel="prev"' not in first.text
+    older = re.search(r'<a rel="next" href="([^"]+)">Older mails \((\d+) more\)', first.text)
+    assert older and int(older.group(2)) == total - 20
+    second = client.get(older.group(1).replace("&amp;", "&"))
+    assert re.findall(r"paging test (\d+)", second.text)[:5] == ["04", "03", "02", "01", "00"]
+    assert "this page shows 21–" in second.text and 'rel="prev"' in second.text
+    assert 'option value="20" selected' in second.text
+    # a size not offered is the default one; a page past the end is the last page
+    assert "this page shows 1–" in client.get("/dev/inbox?per=7").text
+    last = client.get("/dev/inbox?per=200&page=99999")
+    assert last.status_code == 200 and 'rel="next"' not in last.text
+    assert client.get("/dev/inbox?page=two").status_code == 400
