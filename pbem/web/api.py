@@ -2,11 +2,13 @@
 
 ``Authorization: Bearer <seat token>``. The answers are built from the seat's
 view, like the seat page; a move names the move number it expects
-(``"n"``), exactly as the web form does.
+(``"n"``), exactly as the web form does. A move or preview the game has moved on
+from is a 409 whose ``"position"`` is the seat's current position (as ``GET /api/seat``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, jsonify, request
@@ -15,7 +17,7 @@ from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
 from ..services import games, moves
-from ..services.errors import BadRequest, Forbidden, MoveRefused, ServiceError
+from ..services.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
 from ..services.integrity import flag_json
 from ..services.status import GameStatus
 from . import inputs
@@ -32,7 +34,21 @@ def error_json(error: ServiceError) -> Any:
     if isinstance(error, MoveRefused):
         body["code"] = getattr(error.error, "code", None)
         body["params"] = getattr(error.error, "params", {})
+    position = getattr(error, "position", None)
+    if position is not None:  # "the game has moved on: here is the current position"
+        body["position"] = position
     return jsonify(body), error.status
+
+
+def _or_position(token: str, call: Callable[[], Any]) -> Any:
+    """``call()``; when the game has moved on (409), the refusal carries the seat's
+    current position, as its words promise."""
+    try:
+        return call()
+    except Conflict as exc:
+        page = games.seat_page(services(), token, client(), action="api-view")
+        exc.position = _seat_json(page)  # type: ignore[attr-defined]
+        raise
 
 
 def _token() -> str:
@@ -70,45 +86,45 @@ def _string(data: dict[str, Any], name: str, limit: int = inputs.MAX_SHORT) -> s
 @bp.get("/seat")
 def seat() -> Any:
     token = _token()
-    page = games.seat_page(services(), token, client(), action="api-view")
+    return jsonify(_seat_json(games.seat_page(services(), token, client(), action="api-view")))
+
+
+def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
+    """What ``GET /api/seat`` answers: the seat's view and the log, or the waiting game."""
     if isinstance(page, games.WaitingPage):
-        return jsonify(
-            {
-                "game": page.game.public_id,
-                "seat": page.seat,
-                "status": GameStatus.WAITING.value,
-                "players": list(page.game.names),
-                "commitment": page.game.commitment,
-                "accepted": page.accepted,
-                "opponent_accepted": page.opponent_accepted,
-            }
-        )
-    flag = page.game.flag
-    return jsonify(
-        {
+        return {
             "game": page.game.public_id,
             "seat": page.seat,
+            "status": GameStatus.WAITING.value,
             "players": list(page.game.names),
-            "status": page.game.status,
             "commitment": page.game.commitment,
-            "next_n": page.next_n,
-            "your_turn": page.view.my_turn and flag is None,  # a frozen game has no turn
-            # a game whose log does not verify: what broke, how far it does; null if sound
-            "flagged": flag_json(flag) if flag is not None else None,
-            "view": view_to_json(page.view),
-            "moves": [
-                {
-                    "n": e.n,
-                    "seat": e.seat,
-                    "move": e.move,
-                    "words": tell(e.words),
-                    "at": e.at.isoformat(),
-                    "hash": e.hash,
-                }
-                for e in page.entries
-            ],
+            "accepted": page.accepted,
+            "opponent_accepted": page.opponent_accepted,
         }
-    )
+    flag = page.game.flag
+    return {
+        "game": page.game.public_id,
+        "seat": page.seat,
+        "players": list(page.game.names),
+        "status": page.game.status,
+        "commitment": page.game.commitment,
+        "next_n": page.next_n,
+        "your_turn": page.view.my_turn and flag is None,  # a frozen game has no turn
+        # a game whose log does not verify: what broke, how far it does; null if sound
+        "flagged": flag_json(flag) if flag is not None else None,
+        "view": view_to_json(page.view),
+        "moves": [
+            {
+                "n": e.n,
+                "seat": e.seat,
+                "move": e.move,
+                "words": tell(e.words),
+                "at": e.at.isoformat(),
+                "hash": e.hash,
+            }
+            for e in page.entries
+        ],
+    }
 
 
 @bp.post("/seat/accept")
@@ -129,16 +145,22 @@ def legal_moves() -> Any:
 
 @bp.post("/seat/preview")
 def preview() -> Any:
-    data = _body()
-    result = moves.preview_move(services(), _token(), _n(data), _string(data, "move"), client())
+    data, token = _body(), _token()
+    result = _or_position(
+        token,
+        lambda: moves.preview_move(services(), token, _n(data), _string(data, "move"), client()),
+    )
     return jsonify({"move": result.move, "words": tell(result.words)})
 
 
 @bp.post("/seat/moves")
 def move() -> Any:
-    data = _body()
-    done = moves.submit_move(
-        services(), _token(), _n(data), _string(data, "move"), client(), source="api"
+    data, token = _body(), _token()
+    done = _or_position(
+        token,
+        lambda: moves.submit_move(
+            services(), token, _n(data), _string(data, "move"), client(), source="api"
+        ),
     )
     return jsonify(
         {
