@@ -254,9 +254,15 @@ def _told_kind(moved: Moved, seat: int) -> str:
 
 
 def _wants(game: Game, seat: int, kind: str) -> bool:
-    """Seats on the daily digest get no per-turn mail; "only invitations" gets neither."""
+    """Seats on the daily digest get no per-turn mail; "only invitations" gets neither.
+
+    A receipt is the seat's own choice (``wants_receipt``), whatever its mail mode: one
+    who mailed a move in hears that it was read, as one whose mail was refused does.
+    """
+    if kind == "receipt":
+        return True
     mode = game.seats[seat].mail_mode
-    return mode == "each" if kind in ("your_turn", "receipt") else mode != "invitations"
+    return mode == "each" if kind == "your_turn" else mode != "invitations"
 
 
 def wants_receipt(receipts: str, source: str) -> bool:

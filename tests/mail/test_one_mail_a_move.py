@@ -135,3 +135,14 @@ def test_a_round_end_no_mail_told_comes_in_the_next_your_turn():
     # a timeout was mailed to both: nothing before it is untold
     log_ = (entry(1, 1, ended), entry(2, 1, move="timeout"), entry(3, 1))
     assert untold(log_, 3, 0) == ((), None)
+
+
+def test_a_digest_seat_that_mails_a_move_in_gets_its_receipt(reply_env):
+    """No per-turn mail on the digest, but a move mailed in is answered, as a refusal is."""
+    env = reply_env
+    public_id = new_game(env)
+    settings.set_mail_mode(env, token(env, public_id, 0), "digest", log.Client())
+    assert reply_move(env, public_id) == 0  # Ada replies to her invitation
+    assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
+    web_move(env, public_id)
+    assert mails(env, public_id, seat=0, kind="your_turn") == []  # still the digest's

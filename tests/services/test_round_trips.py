@@ -63,7 +63,7 @@ def test_a_move_is_one_select_and_three_inserts(env: Env):
         "SELECT games",
         "INSERT moves",
         "INSERT access_log",
-        "INSERT outbox",  # both mails, your turn and the receipt, in one statement
+        "INSERT outbox",  # the move's mails (your turn; a receipt if asked for), one statement
     ]
 
 
