@@ -50,6 +50,19 @@ def check_link(env: Env, token: str) -> SignInLink:
         return sign_in_links.open_link(session, token, env.clock.now())
 
 
+def link_zone(env: Env, link: SignInLink) -> str | None:
+    """The time zone saved by the player a link is for (None for an address new here):
+    a link opened from a mail, in a browser that never told its own zone, shows its
+    expiry in the player's zone, not in UTC."""
+    with env.db.read() as session:
+        player = (
+            session.get(Player, link.player_id)
+            if link.player_id is not None
+            else player_rows.by_email(session, normal_email(link.email))
+        )
+        return player.timezone if player is not None else None
+
+
 @dataclass(frozen=True, slots=True)
 class SignedIn:
     player_id: int

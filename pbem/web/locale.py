@@ -52,6 +52,14 @@ def choose_reader() -> Reader:
     return set_reader(known_language(language), request.cookies.get(TIMEZONE_COOKIE))
 
 
+def for_player(timezone: str | None) -> Reader:
+    """A page about a known player's account, to a browser that may not be theirs yet: in
+    the zone the browser reported, else in the player's saved zone (not UTC)."""
+    if request.cookies.get(TIMEZONE_COOKIE) or not timezone:
+        return reader()
+    return set_reader(reader().language, timezone)
+
+
 def for_seat(seat_reader: Reader) -> Reader:
     """A seat page speaks the seat's language, unless this view asks for another.
 

@@ -33,7 +33,7 @@ from ..templating import when
 from . import inputs
 from .client import client
 from .context import services
-from .locale import remember
+from .locale import for_player, remember
 
 bp = Blueprint("players", __name__)
 
@@ -82,6 +82,7 @@ def signin_request() -> Any:
 @bp.get("/signin/<token>")
 def signin_link(token: str) -> str:
     link = sign_in.check_link(services(), token)
+    for_player(sign_in.link_zone(services(), link))  # the expiry in the player's zone
     return render_template("web/signin_link.html", link=link, token=token)
 
 
