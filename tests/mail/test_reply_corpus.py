@@ -125,7 +125,8 @@ def test_a_web_note_with_a_seat_link_loses_the_link(env):
     move = games.legal_moves(env, seat_token)[0]
     leak = f"gg {env.config.base_url}/s/{seat_token} bye"
     moves.submit_move(env, seat_token, 1, move, Client(), message=leak)
-    shown = games.public_page(env, public_id).entries[0].message
+    opponent = games.seat_page(env, token(env, public_id, 1), Client())  # the note's reader
+    shown = opponent.entries[0].message
     assert shown == "gg […] bye"
     assert seat_token not in shown
 
@@ -157,7 +158,7 @@ def test_an_unquoted_outlook_reply_plays_and_its_note_leaks_nothing(smtp_env):
     assert "/s/" in sent.text_body
     outcome = replies.handle_mail(env, _reply(address, body), [address])
     assert outcome.outcome == "accepted", outcome
-    entry = games.public_page(env, public_id).entries[0]
+    entry = games.seat_page(env, token(env, public_id, 1), Client()).entries[0]
     assert entry.message == "Viel Glück!"
 
 
@@ -172,4 +173,5 @@ def test_html_beside_an_empty_text_part_is_read(smtp_env):
     html = f"<div>{wrapped}</div><div>nice<br>one</div><blockquote>It is your turn:</blockquote>"
     outcome = replies.handle_mail(env, _reply(address, " \n", html), [address])
     assert outcome.outcome == "accepted", outcome
-    assert games.public_page(env, public_id).entries[0].message == "nice one"
+    opponent = games.seat_page(env, token(env, public_id, 1), Client())
+    assert opponent.entries[0].message == "nice one"
