@@ -16,7 +16,7 @@ from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
 from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
-from .i18n import LANGUAGES, Reader, gettext, reader
+from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
 
@@ -44,7 +44,7 @@ def _when(moment: datetime, r: Reader) -> str:
         format_time(local, "short", locale=r.locale), format_date(local, "medium", locale=r.locale)
     )
     zone = "UTC" if r.timezone == "UTC" else format_datetime(local, "ZZZZ", locale=r.locale)
-    return f"{text} ({zone})"
+    return digits(f"{text} ({zone})", r.language)
 
 
 def ago(moment: datetime | None, now: datetime) -> str:
@@ -54,7 +54,7 @@ def ago(moment: datetime | None, now: datetime) -> str:
     delta = as_utc(moment) - as_utc(now)
     if delta.total_seconds() > -60:
         return gettext("just now")
-    return format_timedelta(delta, add_direction=True, threshold=1, locale=reader().locale)
+    return digits(format_timedelta(delta, add_direction=True, threshold=1, locale=reader().locale))
 
 
 def until(moment: datetime | None, now: datetime) -> str:
@@ -66,7 +66,7 @@ def until(moment: datetime | None, now: datetime) -> str:
         return gettext("passed")
     if delta.total_seconds() < 60:
         return gettext("in less than a minute")
-    return format_timedelta(delta, add_direction=True, threshold=1, locale=reader().locale)
+    return digits(format_timedelta(delta, add_direction=True, threshold=1, locale=reader().locale))
 
 
 def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
@@ -82,7 +82,7 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
     out: list[str] = []
     for card in sorted(set(cards)):
         n = cards.count(card)
-        out.append(card_label(card) if n == 1 else f"{card_label(card)} ×{n}")
+        out.append(card_label(card) if n == 1 else f"{card_label(card)} ×{digits(str(n))}")
     return format_list(out, locale=reader().locale)
 
 
@@ -112,6 +112,7 @@ def register_filters(env: Environment) -> None:
         "tell": tell,
         "move_text": move_text,
         "card_list": card_list,
+        "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.globals.update(

@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from babel.support import LazyProxy, NullTranslations, Translations
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -42,6 +43,10 @@ LANGUAGES: dict[str, str] = {
 }
 DEFAULT_LANGUAGE = "en"
 RIGHT_TO_LEFT = frozenset({"fa"})
+#: The digits a language writes its numbers with, where they are not 0-9: the
+#: translations and the move notation write Persian numbers with Persian digits.
+DIGITS: dict[str, str] = {"fa": "۰۱۲۳۴۵۶۷۸۹"}
+_DIGIT_TABLES = {lang: str.maketrans("0123456789", d) for lang, d in DIGITS.items()}
 CATALOGS = Path(__file__).resolve().parent.parent / "translations"
 
 
@@ -143,10 +148,35 @@ def compile_po(po: Path) -> bytes:
     return out.getvalue()
 
 
+def digits(text: str, language: str | None = None) -> str:
+    """``text`` with 0-9 written in the reader's digits (Persian: ۰-۹), so that a page
+    never mixes two kinds; other languages keep it as it is."""
+    table = _DIGIT_TABLES.get(language or reader().language)
+    return text.translate(table) if table is not None else text
+
+
+def shown_number(value: float) -> str:
+    """A number as the reader reads it: the one helper every shown number goes through
+    (gettext's numeric params, the ``num`` filter, ``words.number``)."""
+    r = reader()
+    if isinstance(value, int):
+        return digits(str(value), r.language)
+    # the locale's own separators (Persian: ٫ and ٬), then its digits
+    return digits(format_decimal(value, locale=r.locale, numbering_system="default"), r.language)
+
+
+def _shown(params: dict[str, Any]) -> dict[str, Any]:
+    """Numeric params (not booleans) as ``shown_number`` writes them."""
+    return {
+        k: shown_number(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+        for k, v in params.items()
+    }
+
+
 def gettext(message: str, **params: Any) -> str:
     """``message`` in the current reader's language, with ``%(name)s`` params filled in."""
     text = translations(reader().language).gettext(message)
-    return text % params if params else text
+    return text % _shown(params) if params else text
 
 
 def plural_count(n: float) -> int:
@@ -161,7 +191,7 @@ def ngettext(singular: str, plural: str, n: float, **params: Any) -> str:
     """The form for ``n`` in the reader's language; ``%(num)s`` is ``n`` unless given."""
     params.setdefault("num", n)
     text = translations(reader().language).ngettext(singular, plural, plural_count(n))
-    return text % params
+    return text % _shown(params)
 
 
 def lazy_gettext(message: str, **params: Any) -> LazyProxy:
@@ -178,14 +208,14 @@ def lazy_ngettext(singular: str, plural: str, n: float, **params: Any) -> LazyPr
 @pass_context
 def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
     text = translations(reader().language).gettext(message)
-    return (Markup(text) if context.eval_ctx.autoescape else text) % params
+    return (Markup(text) if context.eval_ctx.autoescape else text) % _shown(params)
 
 
 @pass_context
 def _jinja_ngettext(context: Context, singular: str, plural: str, n: float, **params: Any) -> str:
     params.setdefault("num", n)
     text = translations(reader().language).ngettext(singular, plural, plural_count(n))
-    return (Markup(text) if context.eval_ctx.autoescape else text) % params
+    return (Markup(text) if context.eval_ctx.autoescape else text) % _shown(params)
 
 
 def install_gettext(env: Any) -> None:

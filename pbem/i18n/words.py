@@ -16,8 +16,8 @@ from babel.numbers import format_decimal
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account
+from . import digits, ngettext, reader
 from . import gettext as _
-from . import ngettext, reader
 from .notation import card_name, written
 
 #: The English card words an engine error may carry as a parameter.
@@ -30,7 +30,7 @@ def number(n: int) -> str:
 
 @lru_cache(maxsize=1024)
 def _number(n: int, language: str) -> str:
-    return format_decimal(n, locale=reader().locale)
+    return digits(format_decimal(n, locale=reader().locale, numbering_system="default"), language)
 
 
 def cards_of(card: Card, n: int) -> str:

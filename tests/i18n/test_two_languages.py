@@ -83,8 +83,9 @@ def test_a_persian_and_a_chinese_player_each_read_their_own_language(client, env
             assert "بازار" in page.text and "Market" not in page.text
         else:
             assert "市集" in page.text and "Market" not in page.text
-        # The deadline is shown in the seat's own time zone: +03:30 in Tehran, +08:00 in Shanghai.
-        assert ("+03:30" if lang == "fa" else "GMT+08:00") in page.text
+        # The deadline is shown in the seat's own time zone: +03:30 in Tehran (in Persian
+        # digits, as every number of a Persian page), +08:00 in Shanghai.
+        assert ("+۰۳:۳۰" if lang == "fa" else "GMT+08:00") in page.text
         move = rnd.choice(state.legal_moves())
         typed = written(str(move), lang)  # the player types in their own language
         n = next_n_of(page.text)

@@ -38,9 +38,9 @@ def test_a_new_loser_shows_zero_everywhere(client, env):
     assert "never below 0" in table
     cells = re.findall(r"<tr><td>\d+</td><td><a [^>]+>[^<]+</a></td><td>([^<]+)</td>", table)
     assert len(cells) == 2 and all(not c.startswith(("-", "−")) for c in cells), cells
-    assert "0.0" in cells
+    assert "0" in cells
 
     public = client.get(f"/p/{pid}").text
-    assert "Rating 0.0 (" in public and "Rating -" not in public
+    assert "Rating 0 (" in public and "Rating -" not in public
     sign_in(client, env, email)
-    assert "rating 0.0 (" in client.get("/me").text
+    assert "rating 0 (" in client.get("/me").text
