@@ -155,6 +155,21 @@ def digits(text: str, language: str | None = None) -> str:
     return text.translate(table) if table is not None else text
 
 
+#: FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (Unicode bidi, UAX #9).
+FSI, PDI = "\u2068", "\u2069"
+
+
+def isolate(name: str, language: str | None = None) -> str:
+    """A person's name inside a right-to-left reader's text, isolated (FSI … PDI): it takes
+    its own direction, and a line that begins with a Latin-script name still runs right to
+    left (the paragraph's direction skips what an isolate holds). Other readers: as it is."""
+    if (language or reader().language) not in RIGHT_TO_LEFT or not name:
+        return name
+    if isinstance(name, Markup) or name.startswith(FSI):  # isolated already (<bdi>, FSI)
+        return name
+    return f"{FSI}{name}{PDI}"
+
+
 def shown_number(value: float) -> str:
     """A number as the reader reads it: the one helper every shown number goes through
     (gettext's numeric params, the ``num`` filter, ``words.number``)."""
@@ -165,12 +180,22 @@ def shown_number(value: float) -> str:
     return digits(format_decimal(value, locale=r.locale, numbering_system="default"), r.language)
 
 
+#: The params of the catalogs' texts that hold a person's name.
+NAME_PARAMS = frozenset({"name", "me", "opponent", "mover", "them", "first", "second"})
+
+
 def _shown(params: dict[str, Any]) -> dict[str, Any]:
-    """Numeric params (not booleans) as ``shown_number`` writes them."""
-    return {
-        k: shown_number(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
-        for k, v in params.items()
-    }
+    """Numeric params (not booleans) as ``shown_number`` writes them; names isolated for a
+    right-to-left reader (``isolate``)."""
+    rtl = reader().language in RIGHT_TO_LEFT
+    out = {}
+    for k, v in params.items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            v = shown_number(v)
+        elif rtl and k in NAME_PARAMS and isinstance(v, str):
+            v = isolate(v)
+        out[k] = v
+    return out
 
 
 def gettext(message: str, **params: Any) -> str:

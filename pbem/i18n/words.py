@@ -16,7 +16,7 @@ from babel.numbers import format_decimal
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account
-from . import digits, ngettext, reader
+from . import digits, isolate, ngettext, reader
 from . import gettext as _
 from .notation import card_name, written
 
@@ -142,7 +142,7 @@ def _preview(a: Account) -> list[str]:
 
 
 def _narration(a: Account) -> list[str]:
-    move, name = a.move, a.name
+    move, name = a.move, isolate(a.name)  # a Latin name begins many a Persian line
     if isinstance(move, Resign):
         return [_("%(name)s resigned.", name=name)]
     if isinstance(move, Timeout):
@@ -223,7 +223,9 @@ def _ending(a: Account) -> list[str]:
         out.append(_("The round ends: the deck is empty."))
     if a.match_won:
         out.append(
-            _("You win the match.") if a.is_preview else _("%(name)s wins the match.", name=a.name)
+            _("You win the match.")
+            if a.is_preview
+            else _("%(name)s wins the match.", name=isolate(a.name))
         )
     return out
 

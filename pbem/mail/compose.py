@@ -6,13 +6,15 @@ it uses its own Jinja environment rather than Flask's request-bound one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from ..config import templates_auto_reload
-from ..i18n import install_gettext
+from ..i18n import install_gettext, isolate, reader
 from ..resources import resource_dir
 from ..templating import register_filters
 
@@ -36,9 +38,39 @@ def environment() -> Environment:
     return env
 
 
+#: The context values that are people's names (a digest's entries name the opponent).
+NAMES = ("me", "opponent", "mover")
+
+
 def render(kind: str, **context: Any) -> tuple[str, str]:
-    """The text and HTML bodies of a mail of ``kind``."""
+    """The text and HTML bodies of a mail of ``kind``.
+
+    To a right-to-left reader, every name is isolated: FSI … PDI in the text part (a line
+    that begins with a Latin-script name otherwise runs left to right), ``<bdi>`` in HTML.
+    """
     env = environment()
-    text = env.get_template(f"mail/{kind}.txt").render(**context)
-    html = env.get_template(f"mail/{kind}.html").render(**context)
+    text = env.get_template(f"mail/{kind}.txt").render(**_names(context, isolate))
+    html = env.get_template(f"mail/{kind}.html").render(**_names(context, _bdi))
     return text, html
+
+
+def _bdi(name: str) -> Any:
+    return Markup("<bdi>%s</bdi>") % name if reader().direction == "rtl" and name else name
+
+
+def _names(context: dict[str, Any], wrap: Callable[[str], Any]) -> dict[str, Any]:
+    """``context`` with each name in it wrapped (a right-to-left reader's isolation)."""
+    if reader().direction != "rtl":
+        return context
+    out = dict(context)
+    for key in NAMES:
+        if isinstance(out.get(key), str):
+            out[key] = wrap(out[key])
+    if isinstance(out.get("entries"), list):
+        out["entries"] = [
+            {**e, "opponent": wrap(e["opponent"])}
+            if isinstance(e, dict) and isinstance(e.get("opponent"), str)
+            else e
+            for e in out["entries"]
+        ]
+    return out
