@@ -40,5 +40,5 @@ def test_the_browsers_own_zone_comes_first(client, env):
 
 
 def test_an_address_new_here_reads_the_browsers_zone_or_utc(client, env):
-    page = client.get(_link(client, env, "new@example.test")).text
+    page = client.get(_link(client, env, "never-seen-before@example.test")).text
     assert "UTC" in page.split("This link works once, until", 1)[1].split("</p>", 1)[0]
