@@ -67,8 +67,8 @@ def test_the_seat_page_fits_and_reads_in_its_language(browser, env, game, seat, 
             cards = page.locator(".market .card")
             first, second = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
             assert first and second and first["y"] == second["y"] and first["x"] > second["x"]
-            # The deadline is in the seat's time zone (Tehran, +03:30).
-            assert "+03:30" in page.inner_text("body")
+            # The deadline is in the seat's time zone (Tehran, +03:30), in Persian digits.
+            assert "+۰۳:۳۰" in page.inner_text("body")
             # Notation in Persian is not set in a monospace face, which unjoins its letters.
             faces = page.eval_on_selector_all(
                 "code:not(.hash)", "els => els.map(e => getComputedStyle(e).fontFamily)"
