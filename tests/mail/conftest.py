@@ -1,15 +1,41 @@
 """A real SMTP server (aiosmtpd) on a free loopback port that collects what it receives,
-and can be stopped and started again to play an outage."""
+and can be stopped and started again to play an outage; a database for each module.
+
+The delivery and clock jobs look at every pending mail and every running game of their
+database: on the run's shared one they would send or time out what every earlier test left
+behind, so each module of these tests has a database of its own."""
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
 from aiosmtpd.controller import Controller
+
+
+@pytest.fixture(scope="module")
+def database_url(fresh_database) -> str:
+    from pbem.store import migrate
+    from pbem.store.db import Database
+
+    url = fresh_database()
+    db = Database(url)
+    migrate.upgrade(db.engine)
+    db.dispose()
+    return url
+
+
+@pytest.fixture(scope="module")
+def database(database_url) -> Iterator[object]:
+    from pbem.store.db import Database
+
+    db = Database(database_url)
+    yield db
+    db.dispose()
 
 
 def free_port() -> int:

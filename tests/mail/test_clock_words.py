@@ -4,10 +4,7 @@ a player asks for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-
-import pytest
 
 from pbem.clock import as_utc
 from pbem.services import games, jobs
@@ -15,29 +12,6 @@ from tests.helpers import mails
 from tests.mail.play import new_game, play
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
-
-
-@pytest.fixture(scope="module")
-def database_url(fresh_database) -> str:
-    """A database of this module's own: the clock job, run every hour of days, then looks
-    only at these few games, not at every game the run has made so far."""
-    from pbem.store import migrate
-    from pbem.store.db import Database
-
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    db.dispose()
-    return url
-
-
-@pytest.fixture(scope="module")
-def database(database_url) -> Iterator[object]:
-    from pbem.store.db import Database
-
-    db = Database(database_url)
-    yield db
-    db.dispose()
 
 
 def run_days(env, days: float, step_hours: float = 1) -> None:
