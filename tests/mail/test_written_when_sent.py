@@ -129,6 +129,7 @@ def play_out(env, public_id: str, rnd: random.Random) -> None:
         moves.submit_move(env, t, n, move, log.Client())
 
 
+@pytest.mark.slow  # a whole match
 def test_the_mails_of_the_move_that_ends_a_round_tell_of_the_round(env):
     public_id = new_game(env)
     play_out(env, public_id, random.Random(3))
