@@ -10,7 +10,9 @@ engine's tests (``tests/engine``) run where only the engine's dependencies, pyte
 hypothesis are installed (``tests/test_engine_alone.py`` keeps it so).
 
 Under CI (``CI`` set, as ``.ci/run`` does) hypothesis runs derandomized: the same
-examples every run, and a failure prints the blob that reproduces it.
+examples every run, and a failure prints the blob that reproduces it. In the quick loop
+(``-m "not slow"``) each property runs a quarter of its examples (at least 10); the full
+run runs all of them.
 """
 
 from __future__ import annotations
@@ -130,14 +132,34 @@ FOLDER_MARKERS = {
 }
 
 
+QUICK_SHARE = 4  # the quick loop runs 1/QUICK_SHARE of a property's examples
+QUICK_LEAST = 10
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for folder, names in FOLDER_MARKERS.items():
             if item.path.is_relative_to(folder):
                 for name in names:
                     if item.get_closest_marker(name) is None:
                         item.add_marker(name)
+    if "not slow" in (config.option.markexpr or ""):
+        fewer_examples(items)
+
+
+def fewer_examples(items: list[pytest.Item]) -> None:
+    """The quick loop's properties: each test's own settings, with fewer examples."""
+    done: set[int] = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        own = getattr(test, "_hypothesis_internal_use_settings", None)  # what @given reads
+        if own is None or id(test) in done or not hasattr(test, "hypothesis"):
+            continue
+        done.add(id(test))
+        fewer = max(QUICK_LEAST, own.max_examples // QUICK_SHARE)
+        if fewer < own.max_examples:
+            test._hypothesis_internal_use_settings = settings(own, max_examples=fewer)  # type: ignore[union-attr]
 
 
 def pytest_report_header(config) -> str:
