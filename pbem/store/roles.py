@@ -34,7 +34,8 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     "games": ("SELECT", "INSERT", "UPDATE"),
     "seats": ("SELECT", "INSERT", "UPDATE"),  # links replaced, settings, acceptance, erasure
     "vacations": ("SELECT", "INSERT", "UPDATE"),  # an absence ended early
-    "outbox": ("SELECT", "INSERT", "UPDATE"),  # written, sent, retried, failed
+    # written, sent, retried, failed; an erased account's unsent mails deleted
+    "outbox": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "inbound_mail": ("SELECT", "INSERT", "UPDATE"),  # a reply's outcome
     "players": ("SELECT", "INSERT", "UPDATE"),  # settings, ratings, sign-out, erasure
     "sign_in_links": ("SELECT", "INSERT", "UPDATE"),  # used, signed out
