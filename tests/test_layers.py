@@ -130,6 +130,23 @@ def test_the_engine_imports_nothing_of_pbem_and_no_server_library() -> None:
     assert not _offences("pbem.engine", (*others, "flask", "sqlalchemy", "alembic", "jinja2"))
 
 
+#: What the computer player (``pbem.ai``) may import besides the engine: the standard library.
+AI_ALLOWED = ("pbem.engine", "__future__", "random", "math", "collections", "dataclasses", "typing")
+
+
+def test_the_computer_player_imports_only_the_engine_and_the_standard_library() -> None:
+    """``pbem.ai`` sits beside the engine: pure, it imports the engine and nothing else of
+    pbem (and the engine does not import it: the test above)."""
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _inside(module, "pbem.ai")
+        for target in GRAPH[module]
+        if not _inside(target, "pbem.ai") and not any(_inside(target, a) for a in AI_ALLOWED)
+    )
+    assert not offences
+
+
 def test_mail_only_composes_and_delivers() -> None:
     assert not _offences("pbem.mail", ("pbem.services", *ENTRY_POINTS))
 
@@ -142,7 +159,9 @@ def test_the_store_imports_no_service_and_no_entry_point() -> None:
     assert not _offences("pbem.store", ("pbem.services", "pbem.mail", *ENTRY_POINTS))
 
 
-@pytest.mark.parametrize("layer", ["pbem.engine", "pbem.store", "pbem.mail", "pbem.services"])
+@pytest.mark.parametrize(
+    "layer", ["pbem.engine", "pbem.ai", "pbem.store", "pbem.mail", "pbem.services"]
+)
 def test_each_layer_exists(layer: str) -> None:
     """The checks above hold for something: a renamed layer would pass them all empty."""
     assert any(_inside(m, layer) for m in MODULES)

@@ -1,0 +1,63 @@
+"""The computer player: it knows only what a seat knows.
+
+Pure like the engine (no I/O, no server library): it imports only ``pbem.engine`` and
+the standard library (tests/test_layers.py holds it to that).
+
+API::
+
+    from pbem.ai import choose, information
+    info = information(observe(match, Viewer.seat(seat)), round_moves)
+    move = choose(info, level="normal", seed=7)
+
+``choose`` takes an ``Information`` (a seat's ``Observation`` and the public moves of the
+round in progress), never a ``Match``: it is given nothing hidden, so it cannot read the
+opponent's hand or the deck even by mistake. The same information, level and seed give
+the same move. ``play(match, seat, round_moves, ...)`` is the shortcut that builds the
+information from a match through the observer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbem.engine.match import Match
+from pbem.engine.moves import Move
+from pbem.engine.views import Viewer, observe
+
+from .information import Information, information
+from .search import search
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    iterations: int
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level for level in (Level("easy", 150), Level("normal", 800), Level("strong", 3000))
+}
+
+
+def choose(info: Information, level: str = "normal", seed: int | bytes | str = 0) -> Move:
+    """The move the computer plays from ``info`` at ``level``; deterministic in ``seed``."""
+    if info.view.table.to_move != info.seat:
+        raise ValueError("it is not this seat's turn")
+    rnd = random.Random(seed if not isinstance(seed, bytes) else int.from_bytes(seed, "big"))
+    return search(info, LEVELS[level].iterations, rnd)
+
+
+def play(
+    match: Match,
+    seat: int,
+    round_moves: Sequence[Move] = (),
+    level: str = "normal",
+    seed: int | bytes | str = 0,
+) -> Move:
+    """``choose`` for ``seat`` of ``match``, seen through the observer (nothing hidden passes)."""
+    return choose(information(observe(match, Viewer.seat(seat)), round_moves), level, seed)
+
+
+__all__ = ["LEVELS", "Information", "Level", "choose", "information", "play"]

@@ -1,0 +1,162 @@
+"""What a seat knows, and hidden worlds sampled consistently with it.
+
+``Information`` is built from an ``Observation`` of one seat (``views.observe(match,
+Viewer.seat(s))``) and the public moves of the round in progress: it has no slot for the
+opponent's hand, the deck order or the bonus piles, so nothing built on it can read them.
+
+What is known (docs/rules.md §9):
+
+- open: the market, the discard pile, the goods tokens left and won, both herd sizes,
+  both hand sizes, the deck size, how many bonus tokens each pile still has and how many
+  each player won; the seat's own hand and its own bonus values;
+- from the public moves of the round: every good the opponent took from the market
+  (a take or an exchange) is in its hand until it sells or gives back cards of that good.
+
+Everything else is unseen: the 55 cards of the round less the market, the seat's hand,
+the discard pile and the two herds are the opponent's hand and the deck together. A
+*determinization* (``sample``) deals them at random, the opponent's known cards first,
+its other cards uniformly from the unseen goods (a hand holds no camel), the rest
+shuffled into the deck; and it deals the bonus tokens nobody has seen (the opponent's
+won tokens and the piles' order) from what the three piles held less the seat's own.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbem.engine.cards import BONUS_SIZES, BONUS_TOKENS, CARD_COUNTS, GOODS, GOODS_TOKENS, Card
+from pbem.engine.moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from pbem.engine.round import Round
+from pbem.engine.views import Observation, SeatView
+
+CAMEL = int(Card.CAMEL)
+_ZERO7 = (0, 0, 0, 0, 0, 0, 0)
+#: The moves that are turns of the card game (resign, timeout and claim are not).
+_TURNS = (TakeGood, TakeCamels, Exchange, Sell)
+
+
+def _counts(cards: Sequence[Card]) -> tuple[int, ...]:
+    out = [0] * 7
+    for card in cards:
+        out[card] += 1
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Information:
+    """One seat's information set: its view and the opponent's cards the moves revealed."""
+
+    seat: int
+    view: SeatView
+    #: Counts (indexed by ``Card``) of the cards the opponent is known to hold.
+    opponent_known: tuple[int, ...] = _ZERO7
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.seat
+
+    def unseen(self) -> tuple[int, ...]:
+        """Counts of the cards the seat cannot see: the opponent's hand and the deck."""
+        t, me, opp = self.view.table, self.view.me, self.view.opponent
+        seen = [
+            a + b + c
+            for a, b, c in zip(_counts(t.market), _counts(me.hand), _counts(t.discard), strict=True)
+        ]
+        seen[CAMEL] += me.herd + opp.herd
+        return tuple(CARD_COUNTS[Card(c)] - seen[c] for c in range(7))
+
+    def sample(self, rnd: random.Random) -> Round:
+        """One hidden world consistent with the information: a full ``Round`` to search in."""
+        table, me, opp = self.view.table, self.view.me, self.view.opponent
+        pool = list(self.unseen())
+        known = self.opponent_known
+        for c in range(7):
+            pool[c] -= known[c]
+        goods = [c for c in range(6) for _ in range(pool[c])]
+        rnd.shuffle(goods)
+        need = opp.hand_size - sum(known)
+        hand = list(known)
+        for c in goods[:need]:
+            hand[c] += 1
+            pool[c] -= 1
+        deck = [c for c in range(7) for _ in range(pool[c])]
+        rnd.shuffle(deck)
+
+        bonus_piles: list[tuple[int, ...]] = []
+        opp_bonus: list[int] = []
+        for size in BONUS_SIZES:
+            full = list(BONUS_TOKENS[size])
+            for value in me.bonus_tokens:
+                if value in full:
+                    full.remove(value)
+            left = table.bonus_left[size]
+            rnd.shuffle(full)
+            opp_bonus.extend(full[left:])
+            bonus_piles.append(tuple(full[:left]))
+
+        r = Round.__new__(Round)
+        r.number = table.round
+        r.starter = 0  # the result's starter only picks the next round's starter
+        r.deck = tuple(deck)
+        r.top = 0
+        r.market = _counts(table.market)
+        hands = [_ZERO7, _ZERO7]
+        hands[self.seat] = _counts(me.hand)
+        hands[self.opponent] = tuple(hand)
+        r.hands = (hands[0], hands[1])
+        herds = [0, 0]
+        herds[self.seat], herds[self.opponent] = me.herd, opp.herd
+        r.herds = (herds[0], herds[1])
+        r.discard = _counts(table.discard)
+        r.tokens_taken = tuple(len(GOODS_TOKENS[g]) - len(table.tokens[g]) for g in GOODS)
+        r.bonus = tuple(bonus_piles)
+        r.bonus_taken = (0, 0, 0)
+        won = [(), ()]
+        won[self.seat], won[self.opponent] = me.goods_tokens, opp.goods_tokens
+        r.goods_won = (won[0], won[1])
+        bonus_won = [(), ()]
+        bonus_won[self.seat], bonus_won[self.opponent] = me.bonus_tokens, tuple(opp_bonus)
+        r.bonus_won = (bonus_won[0], bonus_won[1])
+        r.to_move = table.to_move if table.to_move is not None else self.seat
+        r.end = None
+        return r
+
+
+def information(observation: Observation, round_moves: Sequence[Move] = ()) -> Information:
+    """A seat's information from its observation and the moves of the round in progress.
+
+    ``round_moves`` are the card-game moves of the current round in order (public: every
+    log shows them); without them the opponent's hand is sampled uniformly. The seats
+    alternate, so the round's starter follows from the seat to move and the count.
+    """
+    view = observation.view
+    if not isinstance(view, SeatView):
+        raise TypeError("the computer player needs one seat's observation")
+    seat = view.seat
+    to_move = view.table.to_move
+    moves = [m for m in round_moves if isinstance(m, _TURNS)]
+    if to_move is None or not moves:
+        return Information(seat, view)
+    starter = to_move if len(moves) % 2 == 0 else 1 - to_move
+    known = [0] * 7
+    for i, move in enumerate(moves):
+        if (starter + i) % 2 == seat:
+            continue
+        if isinstance(move, TakeGood):
+            known[move.good] += 1
+        elif isinstance(move, Exchange):
+            for card in move.taken:
+                known[card] += 1
+            for card in move.given:
+                if card != CAMEL and known[card]:
+                    known[card] -= 1
+        elif isinstance(move, Sell):
+            known[move.good] = max(0, known[move.good] - move.count)
+    unseen = Information(seat, view).unseen()
+    if sum(known) > view.opponent.hand_size or any(
+        k > u for k, u in zip(known, unseen, strict=True)
+    ):
+        return Information(seat, view)  # a history that does not fit the view: ignore it
+    return Information(seat, view, tuple(known))
