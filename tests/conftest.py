@@ -111,12 +111,63 @@ def env(config, database, clock) -> Env:
 
 
 @pytest.fixture
-def app(env):
+def app(env, template_code):
     from pbem.web import create_app
 
     app = create_app(env=env)
     app.config["TESTING"] = True
+    app.jinja_env.bytecode_cache = template_code
     return app
+
+
+@pytest.fixture(scope="session")
+def template_code():
+    """The compiled pages, shared by the apps of the run's tests: each test's app is new, and
+    compiling its pages again was most of a short web test's time. A page is compiled anew
+    when its source or anything of its environment that compiling reads differs."""
+    from jinja2.bccache import Bucket, BytecodeCache
+
+    class Shared(BytecodeCache):
+        def __init__(self) -> None:
+            self.code: dict[str, bytes] = {}
+
+        def get_bucket(self, environment, name, filename, source) -> Bucket:
+            escape = environment.autoescape
+            options = (
+                name,
+                filename,
+                escape(name) if callable(escape) else escape,
+                environment.trim_blocks,
+                environment.lstrip_blocks,
+                environment.keep_trailing_newline,
+                environment.newline_sequence,
+                environment.optimized,
+                environment.is_async,
+                environment.finalize is None,
+                environment.block_start_string,
+                environment.block_end_string,
+                environment.variable_start_string,
+                environment.variable_end_string,
+                environment.comment_start_string,
+                environment.comment_end_string,
+                environment.line_statement_prefix,
+                environment.line_comment_prefix,
+                tuple(sorted(environment.extensions)),
+                tuple(sorted(environment.filters)),
+                tuple(sorted(environment.tests)),
+            )
+            bucket = Bucket(environment, repr(options), self.get_source_checksum(source))
+            self.load_bytecode(bucket)
+            return bucket
+
+        def load_bytecode(self, bucket: Bucket) -> None:
+            if bucket.key in self.code:
+                bucket.bytecode_from_string(self.code[bucket.key])
+
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            self.code[bucket.key] = bucket.bytecode_to_string()
+
+    return Shared()
 
 
 @pytest.fixture
