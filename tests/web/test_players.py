@@ -239,6 +239,7 @@ def test_a_rematch_swaps_the_starter_and_is_made_once(client, env):
         challenges.rematch(env, games.seat_tokens(env, again)[0], None, log.Client())
 
 
+@pytest.mark.slow  # four whole matches, then a rebuild of every rating of the run
 def test_ratings_rebuilt_from_the_finished_games_equal_the_incremental_ones(env):
     emails = ["r1@example.test", "r2@example.test", "r3@example.test"]
     pairs = [(0, 1), (1, 2), (0, 2), (2, 0)]

@@ -174,6 +174,7 @@ def _with(record: Any, path: tuple[Any, ...], value: Any) -> Any:
     return changed
 
 
+@pytest.mark.slow  # every field times every type, each upload and its pages
 def test_a_record_with_any_field_of_a_wrong_type_is_refused_or_shown_never_a_500(short):
     """Every field of a real record (the header, the first moves) set to values of every
     type: each upload is refused (400, 403) or opened, and every page of it answers."""
