@@ -93,6 +93,25 @@ def config(database_url, tmp_path: Path) -> Config:
     )
 
 
+@pytest.fixture(scope="module")
+def module_env(database_url, database, tmp_path_factory) -> Env:
+    """An env like ``env``'s (its own frozen clock at the same moment, the same secret),
+    for a module's fixture that makes once what the module's tests only read: a finished
+    game to replay, audit and export, say."""
+    from pbem.clock import FrozenClock
+    from pbem.config import Config
+    from pbem.services.env import Env
+
+    config = Config(
+        env="testing",
+        instance_path=tmp_path_factory.mktemp("module-instance"),
+        database_url=database_url,
+        secret_key="test-secret-key",
+        base_url="http://pbem.test",
+    )
+    return Env(config=config, db=database, clock=FrozenClock())
+
+
 @pytest.fixture
 def clock() -> FrozenClock:
     from pbem.clock import FrozenClock

@@ -72,15 +72,17 @@ def next_n(env, public_id: str) -> int:
 # ------------------------------------------------------------ the server's exports
 
 
-@pytest.fixture
-def finished(env) -> str:
+@pytest.fixture(scope="module")  # the module's tests only read it
+def finished(module_env) -> str:
+    env = module_env
     public_id = new_game(env)
     play_on(env, public_id)
     return public_id
 
 
-@pytest.fixture
-def running(env) -> str:
+@pytest.fixture(scope="module")  # the module's tests only read it
+def running(module_env) -> str:
+    env = module_env
     public_id = new_game(env, first=0)
     play_on(env, public_id, 9)
     return public_id

@@ -31,15 +31,17 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
         done += 1
 
 
-@pytest.fixture
-def finished(env) -> str:
+@pytest.fixture(scope="module")  # the module's tests only read it
+def finished(module_env) -> str:
+    env = module_env
     public_id = new_game(env)
     play_random(env, public_id)
     return public_id
 
 
-@pytest.fixture
-def running(env) -> str:
+@pytest.fixture(scope="module")  # the module's tests only read it
+def running(module_env) -> str:
+    env = module_env
     public_id = new_game(env, first=0)
     play_random(env, public_id, 9)
     return public_id
