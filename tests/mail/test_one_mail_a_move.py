@@ -52,6 +52,7 @@ def reply_move(env, public_id: str) -> int:
     return seat
 
 
+@pytest.mark.slow  # a whole match
 def test_a_whole_match_on_default_settings_sends_one_mail_a_move(env):
     public_id = new_game(env)
     play_out(env, public_id, random.Random(11))
