@@ -33,6 +33,7 @@ from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
 from pbem.services import games, jobs, log, moves, records
 from tests.mail.play import new_game, token
+from tests.web.test_replay import to_move
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -57,11 +58,11 @@ def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> Non
     tokens = games.seat_tokens(env, public_id)
     done = 0
     while count is None or done < count:
-        t = next((t for t in tokens if games.legal_moves(env, t)), None)
+        t, legal = to_move(env, tokens)
         if t is None:
             return
         n = games.seat_page(env, t, log.Client()).next_n
-        moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
+        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
         done += 1
 
 

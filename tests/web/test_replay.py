@@ -23,12 +23,21 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
     n = len(games.public_page(env, public_id).entries)
     tokens = games.seat_tokens(env, public_id)
     while count is None or done < count:
-        t = next((t for t in tokens if games.legal_moves(env, t)), None)
+        t, legal = to_move(env, tokens)
         if t is None:
             return  # the game is over
         n += 1
-        moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
+        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
         done += 1
+
+
+def to_move(env, tokens: tuple[str, ...]) -> tuple[str | None, list[str]]:
+    """The token of the seat to move and its legal moves (None and none once it is over)."""
+    for t in tokens:
+        legal = games.legal_moves(env, t)
+        if legal:
+            return t, legal
+    return None, []
 
 
 @pytest.fixture(scope="module")  # the module's tests only read it
