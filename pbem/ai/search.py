@@ -74,7 +74,8 @@ def search(
         path = [root]
         # selection and expansion
         while state.end is None:
-            legal = state.legal_moves()
+            # the root's moves are the same in every world (own hand, herd, market)
+            legal = root_moves if node is root else state.legal_moves()
             children = node.children
             allowed = 2 + int(sqrt(node.visits))
             present = [children[m] for m in legal if m in children]

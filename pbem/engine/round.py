@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import rng
 from .cards import (
@@ -403,28 +404,9 @@ class Round:
         if self.end is not None:
             return []
         me = self.to_move
-        hand, market, herd = self.hands[me], self.market, self.herds[me]
-        size = sum(hand)
-        moves: list[Move] = []
-        if _room_to_take(size):
-            moves.extend(TakeGood(g) for g in GOODS if market[g])
-        if market[CAMEL]:
-            moves.append(TakeCamels())
-        market_goods = market[:6]
-        total_market = sum(market_goods)
-        for k in range(_MIN_EXCHANGE, total_market + 1):
-            min_goods_given = _goods_to_give(size, k)
-            for take in _submultisets(market_goods, k):
-                taken = cards_of(take)
-                offer = tuple(0 if take[c] else hand[c] for c in range(6))
-                for camels in range(min(herd, k - min_goods_given), -1, -1):
-                    camel_cards = (Card.CAMEL,) * camels
-                    for give in _submultisets(offer, k - camels):
-                        moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
-        for g in GOODS:
-            for count in range(_MIN_SALE[g], hand[g] + 1):
-                moves.append(Sell(g, count))
-        return moves
+        herd = self.herds[me]
+        # An exchange gives at most 5 camels, so a larger herd allows the same moves.
+        return list(_legal_moves(self.hands[me], self.market, herd if herd < 5 else 5))
 
     # --------------------------------------------------------------- export
 
@@ -452,6 +434,37 @@ class Round:
 
     def discard_cards(self) -> tuple[Card, ...]:
         return cards_of(self.discard)
+
+
+@lru_cache(maxsize=8192)
+def _legal_moves(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> tuple[Move, ...]:
+    """The legal moves of a seat with this hand and herd at this market.
+
+    They depend on nothing else, and searches (``pbem.ai``) meet the same few hands and
+    markets again and again, so the list is kept: moves are immutable values, and every
+    caller gets its own list.
+    """
+    size = sum(hand)
+    moves: list[Move] = []
+    if _room_to_take(size):
+        moves.extend(TakeGood(g) for g in GOODS if market[g])
+    if market[CAMEL]:
+        moves.append(TakeCamels())
+    market_goods = market[:6]
+    total_market = sum(market_goods)
+    for k in range(_MIN_EXCHANGE, total_market + 1):
+        min_goods_given = _goods_to_give(size, k)
+        for take in _submultisets(market_goods, k):
+            taken = cards_of(take)
+            offer = tuple(0 if take[c] else hand[c] for c in range(6))
+            for camels in range(min(herd, k - min_goods_given), -1, -1):
+                camel_cards = (Card.CAMEL,) * camels
+                for give in _submultisets(offer, k - camels):
+                    moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
+    for g in GOODS:
+        for count in range(_MIN_SALE[g], hand[g] + 1):
+            moves.append(Sell(g, count))
+    return tuple(moves)
 
 
 def _room_to_take(hand_size: int) -> bool:
