@@ -81,7 +81,7 @@ def test_a_racing_insert_of_the_same_n_is_moved_on(env):
     inserted, outcome = threading.Event(), []
 
     def second() -> None:
-        inserted.wait(10)
+        inserted.wait(60)  # a safety net only: the first writer sets it at once
         try:
             with move_log.appending(), env.db.write() as session:
                 move_log.append(session, game_id, a_row(env, 1, "take d"), "{}")
