@@ -89,24 +89,7 @@ def set_mail_mode(
     """A mail on every turn, or a daily digest; for this game or every game of this address."""
     if mode not in MAIL_MODES:
         raise BadRequest(_l("Choose a mail on every turn, or one daily digest."))
-    with env.db.write() as session:
-        game, seat = authenticate(env, session, token)
-        seats = [seat]
-        if all_games:
-            seats = seat_rows.with_address(session, seat.email)
-        for s in seats:
-            s.mail_mode = mode
-        record_access(
-            session,
-            env,
-            game,
-            seat.seat,
-            "mail-mode",
-            client,
-            detail=f"{mode}{' (all games)' if all_games else ''}",
-            key_version=seat.key_version,
-        )
-        return len(seats)
+    return _set_on_seats(env, token, client, "mail-mode", "mail_mode", mode, all_games)
 
 
 def set_receipts(
@@ -116,21 +99,33 @@ def set_receipts(
     this address (and, for a signed-in player's later games, ``account_settings``)."""
     if receipts not in RECEIPTS:
         raise BadRequest(_l("Choose receipts of the moves you mail, of every move, or of none."))
+    return _set_on_seats(env, token, client, "receipts", "receipts", receipts, all_games)
+
+
+def _set_on_seats(
+    env: Env,
+    token: str,
+    client: Client,
+    action: str,
+    field: str,
+    value: str,
+    all_games: bool,
+) -> int:
+    """Set one seat setting on the link's seat, or on every seat of its address; the
+    access log records it. Returns how many seats changed."""
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
-        seats = [seat]
-        if all_games:
-            seats = seat_rows.with_address(session, seat.email)
+        seats = seat_rows.with_address(session, seat.email) if all_games else [seat]
         for s in seats:
-            s.receipts = receipts
+            setattr(s, field, value)
         record_access(
             session,
             env,
             game,
             seat.seat,
-            "receipts",
+            action,
             client,
-            detail=f"{receipts}{' (all games)' if all_games else ''}",
+            detail=f"{value}{' (all games)' if all_games else ''}",
             key_version=seat.key_version,
         )
         return len(seats)
