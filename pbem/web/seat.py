@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
+from ..engine import Card, Move
 from ..engine.views import PLACES, picked
 from ..i18n import lazy_gettext as _l
-from ..i18n.words import move_text
+from ..i18n import reader
+from ..i18n.notation import written
 from ..services import games, link_recovery, moves, records, settings
 from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from . import inputs
@@ -40,8 +43,17 @@ def move_choices(page: games.SeatPage) -> dict[str, Any]:
     market = page.view.table.market
     return {
         "together": list(page.view.table.taken_together),
-        "moves": {selection_key(picked(m, market)): move_text(str(m)) for m in page.legal},
+        "moves": dict(_choices(tuple(page.legal), market, reader().language)),
     }
+
+
+@lru_cache(maxsize=2048)
+def _choices(
+    legal: tuple[Move, ...], market: tuple[Card, ...], language: str
+) -> tuple[tuple[str, str], ...]:
+    """Each legal move's selection key and text, kept per position and language: a seat
+    page is opened far more often than its position changes."""
+    return tuple((selection_key(picked(m, market)), written(str(m), language)) for m in legal)
 
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
