@@ -59,8 +59,9 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
             drop_pg_database(SERVER_URL, url)
 
 
-@pytest.fixture(scope="session")
-def database_url(fresh_database) -> str:
+def migrated_database(fresh_database) -> str:
+    """A new database brought to the latest migration; its URL. Modules that need one of
+    their own override ``database_url`` with this at module scope."""
     from pbem.store import migrate
     from pbem.store.db import Database
 
@@ -71,13 +72,23 @@ def database_url(fresh_database) -> str:
     return url
 
 
-@pytest.fixture(scope="session")
-def database(database_url) -> Iterator[Database]:
+def opened_database(url: str) -> Iterator[Database]:
+    """The database at ``url``, opened for a fixture's scope and disposed after it."""
     from pbem.store.db import Database
 
-    db = Database(database_url)
+    db = Database(url)
     yield db
     db.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(fresh_database) -> str:
+    return migrated_database(fresh_database)
+
+
+@pytest.fixture(scope="session")
+def database(database_url) -> Iterator[Database]:
+    yield from opened_database(database_url)
 
 
 @pytest.fixture

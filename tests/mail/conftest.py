@@ -16,26 +16,17 @@ from email.parser import BytesParser
 import pytest
 from aiosmtpd.controller import Controller
 
+from tests.conftest import migrated_database, opened_database
+
 
 @pytest.fixture(scope="module")
 def database_url(fresh_database) -> str:
-    from pbem.store import migrate
-    from pbem.store.db import Database
-
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    db.dispose()
-    return url
+    return migrated_database(fresh_database)
 
 
 @pytest.fixture(scope="module")
 def database(database_url) -> Iterator[object]:
-    from pbem.store.db import Database
-
-    db = Database(database_url)
-    yield db
-    db.dispose()
+    yield from opened_database(database_url)
 
 
 def free_port() -> int:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from pbem.services import games, jobs, log, settings
+from tests.conftest import migrated_database, opened_database
 from tests.mail.play import new_game, play, token
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
@@ -17,23 +18,12 @@ CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every
 def database_url(fresh_database) -> str:
     """A database of this module's own: the clock job, run every hour of days, then looks
     only at these few games, not at every game the run has made so far."""
-    from pbem.store import migrate
-    from pbem.store.db import Database
-
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    db.dispose()
-    return url
+    return migrated_database(fresh_database)
 
 
 @pytest.fixture(scope="module")
 def database(database_url) -> Iterator[object]:
-    from pbem.store.db import Database
-
-    db = Database(database_url)
-    yield db
-    db.dispose()
+    yield from opened_database(database_url)
 
 
 def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
