@@ -95,6 +95,8 @@ class Intervals:
     digest: int = 600
     imap: int = 60
     purge: int = 3600
+    computer: int = 2  #: the computer's moves in games moved in lately
+    computer_sweep: int = 60  #: the computer's moves in every game (anything missed)
 
     @classmethod
     def from_env(cls) -> Intervals:

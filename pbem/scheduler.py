@@ -19,7 +19,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from .cli_env import ready_env
 from .leadership import Leadership
 from .mail.delivery import backend_for
-from .services import jobs, ratelimit
+from .services import computer, jobs, ratelimit
 from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
@@ -47,6 +47,8 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
         ("clock", lambda: jobs.run_clock(env), every.clock),
         ("digest", lambda: jobs.send_digests(env), every.digest),
         ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
+        ("computer", lambda: computer.computer_moves(env), every.computer),
+        ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
     ]
     if env.config.imap_host:
         from .receiver import poll_imap

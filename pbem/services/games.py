@@ -37,6 +37,8 @@ from .log import (
 from .played import Entry, played, seat_names
 from .status import GameStatus
 
+#: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
+COMPUTER_CONTRIBUTION = hashlib.sha256(b"pbem/computer/contribution").digest()
 PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
 
@@ -67,6 +69,8 @@ class GameInfo:
     mixed: bool = False
     server_seed: str | None = None  # only once the game is over
     contributions: tuple[str, str] | None = None  # only once the game is over
+    #: A game against the computer: its seat and level (such a game is not rated).
+    computer: tuple[int, str] | None = None
 
     @property
     def flag(self) -> Flag | None:
@@ -100,6 +104,8 @@ class SeatPage:
     reader: Reader  #: the seat's language and time zone
     #: This seat's time for the move ran out (a timeout is logged) and it has not moved since.
     late: bool = False
+    #: The computer is to move: the scheduler plays its move within seconds.
+    thinking: bool = False
 
     @property
     def legal_count(self) -> int:
@@ -165,7 +171,13 @@ def game_info(game: Game, over: bool, verified: int | None = None) -> GameInfo:
         contributions=(game.seats[0].contribution or "", game.seats[1].contribution or "")
         if over and game.server_seed is not None
         else None,
+        computer=computer_of(game),
     )
+
+
+def computer_of(game: Game) -> tuple[int, str] | None:
+    """The computer's seat and level, or None for a game between two people."""
+    return next(((s.seat, s.bot) for s in game.seats if s.bot is not None), None)
 
 
 def turn_started(game: Game, rows: Sequence[MoveRow] | Sequence[Entry]) -> datetime:
@@ -209,6 +221,8 @@ def create_game(
     await_players: bool = False,
     rematch_of: int | None = None,
     client: Client | None = None,
+    bot: str | None = None,
+    invite: bool = True,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
 
@@ -219,6 +233,11 @@ def create_game(
     A ``client`` (a game started on the home page) is rate-limited, and so is
     every address it would mail: else the home page mails anyone, with a
     subject of the visitor's choosing.
+
+    ``bot`` (a level of ``pbem.ai.LEVELS``) makes seat 1 the computer's
+    (``services/computer.py``): it has accepted already with its fixed public
+    contribution, has no player and is mailed nothing. ``invite=False`` queues no
+    invitation (a player who accepts at once, on the page that created the game).
     """
     a = _clean_player(players[0], _l("First player"))
     b = _clean_player(players[1], _l("Second player"))
@@ -233,7 +252,7 @@ def create_game(
         raise BadRequest(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
     if client is not None:
-        _limit_creation(env, (a.email, b.email), client)
+        _limit_creation(env, (a.email,) if bot else (a.email, b.email), client)
     seed = rng.new_seed()
     now = env.clock.now()
     with env.db.write() as session:
@@ -257,6 +276,9 @@ def create_game(
         )
         game_rows.add(session, game)  # a second rematch of a game: RematchMade
         for i, p in enumerate((a, b)):
+            if i == 1 and bot is not None:
+                session.add(computer_seat(game.id, p, bot, now))
+                continue
             owner = player_for(session, p.email, p.name, now)
             session.add(
                 Seat(
@@ -278,9 +300,27 @@ def create_game(
             env.links.seat_token(game.public_id, 1, 1),
         )
         match = None if await_players else state_of(env, game, [])
-        for seat in (0, 1):
-            game_mails.invitation(session, env, game, seat, tokens[seat], match)
+        for seat in (0, 1) if invite else ():
+            if game.seats[seat].bot is None:
+                game_mails.invitation(session, env, game, seat, tokens[seat], match)
         return CreatedGame(game.public_id, game.commitment, tokens)
+
+
+def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime) -> Seat:
+    """The computer's seat: accepted at creation with its fixed public contribution
+    (docs/computer.md), so the person's own bytes, given after the commitment, deal."""
+    return Seat(
+        game_id=game_id,
+        seat=1,
+        name=p.name,
+        email=p.email,
+        key_version=1,
+        language="en",
+        timezone="UTC",
+        contribution=COMPUTER_CONTRIBUTION.hex(),
+        accepted_at=now,
+        bot=level,
+    )
 
 
 def _limit_creation(env: Env, emails: tuple[str, str], client: Client) -> None:
@@ -443,6 +483,9 @@ def seat_page(
             can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",
             reader=Reader(seat.language, seat.timezone),
             late=playing and match.overdue == seat.seat,
+            thinking=playing
+            and info.computer is not None
+            and match.to_move == info.computer[0],
         )
 
 

@@ -110,8 +110,8 @@ def open_claim(
     game, tail_n, tail_hash = found
     note_tail(session, game, tail_n, tail_hash)
     seat = game.seats[claim.seat]
-    if seat.key_version != claim.key_version:
-        raise Forbidden()
+    if seat.key_version != claim.key_version or seat.bot is not None:
+        raise Forbidden()  # no link opens the computer's seat, not even its own token
     return game, seat
 
 

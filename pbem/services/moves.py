@@ -43,6 +43,9 @@ from .seat_tokens import ReplyClaim
 from .status import GameStatus
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
+#: How a move came in (``moves.source``): a person's (web, email, api, cli), the clock's
+#: (timeout), or the computer's (bot), which only the computer's seat may play.
+SOURCES = ("web", "email", "api", "cli", "timeout", "bot")
 Opener = Callable[[Session], tuple[Game, Seat]]
 
 
@@ -114,7 +117,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
             move = _parse(text, seat.language, log.match, seat.seat)
-            _check_policy(game, move, "preview")
+            _check_policy(game, seat, move, "web")
             try:
                 words = preview(log.match, move, seat.seat)
             except MoveError as exc:
@@ -232,14 +235,44 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
         return None  # the seat moved meanwhile, or the timeout is logged already
 
 
+def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) -> MoveDone | None:
+    """The scheduler logs the computer's move (``services/computer.py``), through the same
+    checks as a person's; None when the game moved on meanwhile (another run played it)."""
+
+    def opener(session: Session) -> tuple[Game, Seat]:
+        game = session.get(Game, game_id, with_for_update=True)
+        assert game is not None
+        seat = next((s for s in game.seats if s.bot is not None), None)
+        if seat is None:
+            raise Conflict(MOVED_ON)
+        return game, seat
+
+    try:
+        return _append(
+            env,
+            opener,
+            expected_n,
+            Client(user_agent="pbem computer"),
+            "bot",
+            lambda _seat, _match: move,
+            None,
+        )
+    except Conflict:
+        return None
+
+
 def _check_frozen(game: Game) -> None:
     """Nothing is logged in a game whose log does not verify (``integrity``)."""
     if game.integrity_error is not None:
         raise Frozen(game.integrity_error, game.id)
 
 
-def _check_policy(game: Game, move: jaipur.Move, source: str) -> None:
+def _check_policy(game: Game, seat: Seat | None, move: jaipur.Move, source: str) -> None:
     """What the game's settings and the log's authorship allow beyond the rules."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown move source {source!r}")
+    if seat is not None and (source == "bot") != (seat.bot is not None):
+        raise ServiceError(_l("Only the computer plays the computer's seat, and only there."))
     if isinstance(move, Timeout) and source != "timeout":
         raise ServiceError(
             _l("Only the server's clock records a timeout, when a move's time runs out.")
@@ -268,7 +301,7 @@ def _append(
                 raise Conflict(MOVED_ON)
             before = log.match
             move = make_move(seat, before)
-            _check_policy(game, move, source)
+            _check_policy(game, seat, move, source)
             try:
                 after = before.apply(move, seat.seat)
             except MoveError as exc:

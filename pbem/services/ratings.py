@@ -34,6 +34,9 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
     if game.rated_at is not None:
         return
     seats = game.seats
+    if any(s.bot is not None for s in seats):  # a game against the computer is not rated
+        game.rated_at = now
+        return
     players = [player_for(session, s.email, s.name, now) for s in seats]
     if players[0].id == players[1].id:  # someone playing themselves is not rated
         game.rated_at = now

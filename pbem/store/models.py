@@ -106,6 +106,9 @@ class Seat(Base):
     #: The seat's own random bytes (hex), given when it accepted the game.
     contribution: Mapped[str | None] = mapped_column(String(128))
     accepted_at: Mapped[datetime | None]
+    #: The computer's level ("easy", "normal", "strong") when the computer plays this
+    #: seat (``services/computer.py``); None for a person.
+    bot: Mapped[str | None] = mapped_column(String(8))
 
     game: Mapped[Game] = relationship(back_populates="seats")
     #: Loaded when asked for (most requests never look at them).

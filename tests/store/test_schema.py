@@ -256,3 +256,42 @@ def test_0011_gives_existing_seats_and_players_the_default_receipts(fresh_databa
         assert migrate.current_revision(db.engine) == migrate.head_revision()
     finally:
         db.dispose()
+
+
+def test_0012_adds_the_computers_level_to_seats_empty_for_people(fresh_database):
+    """A seat is the computer's when ``bot`` holds its level; seats from before are people's."""
+    db = Database(fresh_database())
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    try:
+        migrate.upgrade(db.engine, "0011")
+        with db.engine.begin() as c:
+            c.execute(
+                text(
+                    "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
+                    " status, days_per_move, reminder_after_hours, reminder_every_hours,"
+                    " timeout_action, vacation_days) VALUES ('old2', :t, 'jaipur/1',"
+                    " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
+                ),
+                {"t": now, "c": "ab" * 32},
+            )
+            game_id = c.execute(text("SELECT id FROM games")).scalar_one()
+            c.execute(
+                text(
+                    "INSERT INTO seats (game_id, seat, name, email, key_version, mail_mode,"
+                    " language, timezone) VALUES (:g, 0, 'Ada', 'ada@example.test', 1, 'each',"
+                    " 'en', 'UTC'), (:g, 1, 'Bo', 'bo@example.test', 1, 'each', 'en', 'UTC')"
+                ),
+                {"g": game_id},
+            )
+        migrate.upgrade(db.engine, "0012")
+        with db.engine.begin() as c:
+            assert [r[0] for r in c.execute(text("SELECT bot FROM seats"))] == [None, None]
+            c.execute(text("UPDATE seats SET bot = 'strong' WHERE seat = 1"))
+            assert c.execute(text("SELECT bot FROM seats WHERE seat = 1")).scalar() == "strong"
+        migrate.downgrade(db.engine, "0011")
+        with db.engine.connect() as c:
+            assert c.execute(text("SELECT count(*) FROM seats")).scalar() == 2
+        migrate.upgrade(db.engine)
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+    finally:
+        db.dispose()
