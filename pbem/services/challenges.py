@@ -149,6 +149,8 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         match = state_of(env, game, log_rows(session, game))
         if not match.is_over:
             raise BadRequest(_l("A rematch can be asked for once the game is over."))
+        if games.computer_of(game) is not None:  # its own button: "Play the computer again"
+            raise BadRequest(_l("Play the computer again from the end of the game."))
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id

@@ -36,6 +36,7 @@ class MyGame:
     deadline: datetime | None
     result: Any  # lazy text: "won 2–1 on time"
     link: str
+    computer: str | None = None  #: the computer's level, in a game against it (not rated)
 
     @property
     def waiting(self) -> bool:
@@ -128,6 +129,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                         None,
                         None,
                         url,
+                        computer=game.seats[1 - seat.seat].bot,
                     )
                 )
                 continue
@@ -156,6 +158,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                     clock.deadline if clock else None,
                     result,
                     url,
+                    computer=game.seats[1 - seat.seat].bot,
                 )
             )
         mine = sorted(

@@ -483,9 +483,7 @@ def seat_page(
             can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",
             reader=Reader(seat.language, seat.timezone),
             late=playing and match.overdue == seat.seat,
-            thinking=playing
-            and info.computer is not None
-            and match.to_move == info.computer[0],
+            thinking=playing and info.computer is not None and match.to_move == info.computer[0],
         )
 
 

@@ -37,6 +37,7 @@ class PublicGame:
     status: GameStatus | None  # None: frozen, its stored log does not verify
     moves: int
     result: Any  # lazy text, finished games only
+    computer: str | None = None  #: the computer's level, in a game against it (not rated)
 
     @property
     def waiting(self) -> bool:
@@ -52,7 +53,7 @@ class PlayerPage:
 
 
 def _public(g: MyGame) -> PublicGame:
-    return PublicGame(g.public_id, g.opponent, g.status, g.moves, g.result)
+    return PublicGame(g.public_id, g.opponent, g.status, g.moves, g.result, g.computer)
 
 
 def public_player(env: Env, public_id: str) -> PlayerPage:

@@ -100,6 +100,7 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
             "commitment": page.game.commitment,
             "accepted": page.accepted,
             "opponent_accepted": page.opponent_accepted,
+            "computer": _computer_json(page.game, False),
         }
     flag = page.game.flag
     return {
@@ -112,6 +113,7 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
         "your_turn": page.view.my_turn and flag is None,  # a frozen game has no turn
         # a game whose log does not verify: what broke, how far it does; null if sound
         "flagged": flag_json(flag) if flag is not None else None,
+        "computer": _computer_json(page.game, page.thinking),
         "view": view_to_json(page.view),
         "moves": [
             {
@@ -125,6 +127,15 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
             for e in page.entries
         ],
     }
+
+
+def _computer_json(game: games.GameInfo, thinking: bool) -> dict[str, Any] | None:
+    """A game against the computer: its seat, its level, and whether it is to move now
+    (its move comes from the scheduler within seconds); null for a game between people."""
+    if game.computer is None:
+        return None
+    seat, level = game.computer
+    return {"seat": seat, "level": level, "thinking": thinking}
 
 
 @bp.post("/seat/accept")

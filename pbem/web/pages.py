@@ -10,7 +10,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from ..i18n import gettext as _
 from ..i18n import known_language, known_timezone, reader
 from ..i18n import lazy_gettext as _l
-from ..services import games, link_recovery, records
+from ..services import computer, games, link_recovery, records
 from ..services.errors import BadRequest
 from . import inputs
 from .client import client
@@ -48,6 +48,25 @@ def create() -> Any:
         )
     except BadRequest as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
+    return redirect(url_for("pages.created", public_id=created.public_id), code=303)
+
+
+@bp.post("/computer")
+def play_computer() -> Any:
+    """ "Play the computer" on the home page: the link is mailed, as for any new game, and
+    the game is dealt when the player accepts from it (so the address is theirs)."""
+    form = request.form
+    try:
+        mine = inputs.text(form, "my_language") or reader().language
+        person = games.PlayerIn(
+            inputs.text(form, "my_name"),
+            inputs.text(form, "my_email"),
+            known_language(mine),
+            known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+        )
+        created = computer.start(services(), person, inputs.text(form, "level"), client=client())
+    except BadRequest as exc:
+        return render_template("web/home.html", form=form, computer_error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
 
 

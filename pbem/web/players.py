@@ -18,6 +18,7 @@ from ..services import (
     account_settings,
     address_change,
     challenges,
+    computer,
     dashboard,
     erasure,
     games,
@@ -120,6 +121,19 @@ def my_games() -> str:
         mine=dashboard.my_games(services(), player.id),
         done=inputs.text(request.args, "done", limit=20),
     )
+
+
+@bp.post("/me/computer")
+def play_computer() -> Any:
+    """ "Play the computer" in "my games": one click deals the game, with this browser's bytes."""
+    player = need_player()
+    try:
+        token = computer.start_signed_in(
+            services(), player.id, inputs.text(request.form, "level"), _contribution(), client()
+        )
+    except BadRequest as exc:
+        return _me_page(400, error=exc.message)
+    return redirect(url_for("seat.view", token=token), code=303)
 
 
 def _me_page(status: int, **context: Any) -> Any:
@@ -314,6 +328,13 @@ def rematch(token: str) -> Any:
     public_id = challenges.rematch(services(), token, _contribution(), client())
     seat = claim.seat if claim else 0
     new_token = games.seat_tokens(services(), public_id)[seat]
+    return redirect(url_for("seat.view", token=new_token), code=303)
+
+
+@bp.post("/s/<token>/computer-again")
+def computer_again(token: str) -> Any:
+    """ "Play the computer again" at the end of a game against it: dealt at once."""
+    new_token = computer.again(services(), token, _contribution(), client())
     return redirect(url_for("seat.view", token=new_token), code=303)
 
 

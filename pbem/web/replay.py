@@ -59,6 +59,7 @@ def render_replay(
     record_link: str | None = None,
     whatif: Callable[[int], str] | None = None,
     flag: Flag | None = None,
+    computer: tuple[int, str] | None = None,
 ) -> Any:
     """A step of a replay; every refusal on the way (no such step, a perspective not
     open to this viewer) carries the flag too, so a broken log never reads as a plain 404."""
@@ -94,6 +95,7 @@ def render_replay(
         names=replay.names,
         whatif=whatif if replay.finished or replay.public else None,
         flag=flag,
+        computer=computer,  # a game against the computer is marked so
     )
 
 
@@ -196,6 +198,7 @@ def public_replay(public_id: str) -> Any:
         record_link=url_for("pages.record", public_id=public_id),
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
         flag=opened.game.flag,
+        computer=opened.game.computer,
     )
 
 
@@ -214,6 +217,7 @@ def seat_replay(token: str) -> Any:
         ),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
         flag=opened.game.flag,
+        computer=opened.game.computer,
     )
 
 
