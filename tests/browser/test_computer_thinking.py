@@ -1,0 +1,37 @@
+"""While the computer is to move, its seat page says so and shows the move once it is
+made: with JavaScript by asking /api/seat (static/computer.js), without by its refresh."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.services import computer, games, log, moves
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _thinking(env, email: str) -> str:
+    """A game against the computer where the computer is to move; the person's token."""
+    created = computer.start(env, games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
+    token = created.tokens[0]
+    page = games.seat_page(env, token, log.Client())
+    if not page.thinking:
+        legal = games.legal_moves(env, token)
+        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+    assert games.seat_page(env, token, log.Client()).thinking
+    return token
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["javascript", "no-javascript"])
+def test_the_thinking_page_shows_the_computers_move_by_itself(browser, env, live_server, script):
+    token = _thinking(env, f"thinking-{script}@example.test")
+    context = browser.new_context(java_script_enabled=script)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server}/s/{token}")
+        assert page.inner_text("#thinking") == "The computer is thinking…"
+        assert computer.computer_moves(env).moves >= 1  # the scheduler's run
+        page.wait_for_selector("#thinking", state="detached", timeout=20_000)
+        assert "Your turn" in page.inner_text(".status")
+    finally:
+        context.close()
