@@ -58,6 +58,9 @@ def test_the_home_page_form_mails_the_link_and_the_game_deals_on_accepting(clien
     link = LINK.search(mail.text_body).group(1)
     accept = client.get(link)
     assert MARK % "easy" in accept.text
+    assert "Your game against the computer is ready" in accept.text
+    assert "has accepted already" not in accept.text  # the computer's bytes are fixed, public
+    assert "fixed, public contribution" in accept.text
     done = client.post(
         link + "/accept", data={"csrf_token": csrf_of(accept.text), "entropy": ENTROPY}
     )
