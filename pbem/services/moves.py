@@ -267,11 +267,11 @@ def _check_frozen(game: Game) -> None:
         raise Frozen(game.integrity_error, game.id)
 
 
-def _check_policy(game: Game, seat: Seat | None, move: jaipur.Move, source: str) -> None:
+def _check_policy(game: Game, seat: Seat, move: jaipur.Move, source: str) -> None:
     """What the game's settings and the log's authorship allow beyond the rules."""
     if source not in SOURCES:
         raise ValueError(f"unknown move source {source!r}")
-    if seat is not None and (source == "bot") != (seat.bot is not None):
+    if (source == "bot") != (seat.bot is not None):
         raise ServiceError(_l("Only the computer plays the computer's seat, and only there."))
     if isinstance(move, Timeout) and source != "timeout":
         raise ServiceError(
