@@ -105,3 +105,12 @@ def test_nothing_else_in_the_package_reads_the_environment():
         and any(word in path.read_text() for word in ("os.environ", "getenv("))
     ]
     assert readers == []
+
+
+def test_the_computers_jobs_run_every_2_and_60_seconds_unless_told(environ):
+    """The quick job keeps the computer's reply within seconds; the sweep catches the rest."""
+    config = from_env()
+    assert (config.every.computer, config.every.computer_sweep) == (2, 60)
+    environ(PBEM_COMPUTER_EVERY="5", PBEM_COMPUTER_SWEEP_EVERY="120")
+    config = from_env()
+    assert (config.every.computer, config.every.computer_sweep) == (5, 120)
