@@ -29,7 +29,7 @@ from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
 from ..store import seats as seat_rows
 from ..store.models import Game, Player
-from . import games, moves
+from . import games, moves, settings
 from .env import Env
 from .errors import BadRequest, NotFound
 from .log import Client, authenticate, log_rows, state_of
@@ -107,13 +107,19 @@ def own_bytes(contribution: bytes | None) -> bytes:
 def start_signed_in(
     env: Env, player_id: int, level: str | None, contribution: bytes | None, client: Client
 ) -> str:
-    """ "My games": one click deals a game against the computer; returns the seat's token."""
+    """One click in "my games" deals a game against the computer; returns the seat's token.
+
+    The player is on the web, where the computer's reply shows within seconds: a mail
+    for each of its moves would be noise, so the seat takes the daily digest (one
+    click on the seat page brings back a mail on every turn)."""
     with env.db.read() as session:
         me = session.get(Player, player_id)
         if me is None:
             raise NotFound(_l("There is no such player."))
         person = games.PlayerIn(me.display_name, me.email, me.language, me.timezone)
-    return start(env, person, level, client=client, contribution=own_bytes(contribution)).tokens[0]
+    token = start(env, person, level, client=client, contribution=own_bytes(contribution)).tokens[0]
+    settings.set_mail_mode(env, token, "digest", client)
+    return token
 
 
 def again(env: Env, token: str, contribution: bytes | None, client: Client) -> str:

@@ -96,6 +96,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     assert answer.status_code == 303
     path = seat_path(answer.headers["Location"])
     token = path.removeprefix("/s/")
+    assert games.seat_page(env, token, log.Client()).mail_mode == "digest"  # on the web
     until_thinking(env, token)
     page = client.get(path)
     assert "The computer is thinking…" in page.text
