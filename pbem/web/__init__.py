@@ -25,6 +25,7 @@ from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import api, csrf, dev, download, inputs, locale, pages, players, replay, seat
+from .fragments import Pieces
 from .redact import RedactTokens
 
 
@@ -73,6 +74,7 @@ def create_app(
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
     )
+    app.jinja_env.globals["kept"] = Pieces(app.jinja_env)  # the seat page's kept pieces
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
