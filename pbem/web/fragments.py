@@ -16,10 +16,12 @@ edited macro shows at once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
 from threading import Lock
 from typing import Any, NamedTuple
 
+from flask import Flask, has_request_context, request, url_for
 from jinja2 import Environment
 from markupsafe import Markup
 
@@ -31,6 +33,11 @@ from ..i18n import reader
 BOARD = "web/_board.html"
 #: At most this many pieces are kept per app (about 200 bytes to 2 kB each).
 BOUND = 4096
+
+
+def init_app(app: Flask) -> None:
+    """``kept`` and ``kept_url`` in the app's templates, kept by this app alone."""
+    app.jinja_env.globals.update(kept=Pieces(app.jinja_env), kept_url=KeptUrls())
 
 
 class _Piles(NamedTuple):
@@ -105,3 +112,39 @@ class Pieces:
             args = [_Piles(dict(tokens), bonus_piles)]  # type: ignore[arg-type]
         macro = getattr(self._env.get_template(BOARD).module, str(name))
         return Markup(macro(*args))
+
+
+#: A value a URL carries as it is (no character of it is quoted): a seat's token, a
+#: game's public id, a static file's name.
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]{1,200}")
+#: Where the value goes in a kept URL while it is built.
+_SLOT = "pbem-url-slot"
+
+
+class KeptUrls:
+    """``kept_url(endpoint, name=value)`` in an app's templates: ``url_for`` of a route
+    with one argument, built once per route with a slot where the value goes, and then
+    only filled in (a seat page links a dozen routes of its token, and each ``url_for``
+    cost as much as ten of the page's texts). Kept per route and script root, so a
+    page served under another prefix gets its own; a value that a URL would quote is
+    built by ``url_for`` every time."""
+
+    def __init__(self, bound: int = 256) -> None:
+        self._slots: dict[tuple[str, str, str], tuple[str, str]] = {}
+        self.bound = bound
+
+    def __call__(self, endpoint: str, **value: str) -> str:
+        ((name, text),) = value.items()
+        if not isinstance(text, str) or not _PLAIN.fullmatch(text) or not has_request_context():
+            return url_for(endpoint, **value)
+        key = (request.script_root, endpoint, name)
+        slot = self._slots.get(key)
+        if slot is None:
+            url = url_for(endpoint, **{name: _SLOT})
+            if url.count(_SLOT) != 1:
+                return url_for(endpoint, **value)
+            head, tail = url.split(_SLOT)
+            slot = (head, tail)
+            if len(self._slots) < self.bound:
+                self._slots[key] = slot
+        return f"{slot[0]}{text}{slot[1]}"
