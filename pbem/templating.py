@@ -47,6 +47,17 @@ def _when(moment: datetime, r: Reader) -> str:
     return digits(f"{text} ({zone})", r.language)
 
 
+def timestamp(moment: datetime | None) -> str:
+    """``iso`` for a page's ``<time datetime>``, or nothing for no moment."""
+    return _timestamp(moment) if moment else ""
+
+
+@lru_cache(maxsize=8192)
+def _timestamp(moment: datetime) -> str:
+    """Kept: a page shows the times of its last 12 moves (and ``strftime`` is slow)."""
+    return iso(moment)
+
+
 def ago(moment: datetime | None, now: datetime) -> str:
     """``3 hours ago``: coarse, as a player reads it, in the reader's language."""
     if moment is None:
@@ -106,7 +117,7 @@ def register_filters(env: Environment) -> None:
     filters: dict[str, Any] = {
         "utc": utc,
         "when": when,
-        "iso": lambda m: iso(m) if m else "",
+        "iso": timestamp,
         "cards_text": cards_text,
         "card_label": card_label,
         "tell": tell,

@@ -230,10 +230,29 @@ def lazy_ngettext(singular: str, plural: str, n: float, **params: Any) -> LazyPr
     return LazyProxy(ngettext, singular, plural, n, enable_cache=False, **params)
 
 
+#: At most this many translated texts without params are kept (``_jinja_gettext``).
+KEPT_TEXTS = 4096
+_kept_texts: dict[tuple[NullTranslations, str, bool], str] = {}
+
+
 @pass_context
 def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
-    text = translations(reader().language).gettext(message)
-    return (Markup(text) if context.eval_ctx.autoescape else text) % _shown(params)
+    """A page's ``_("...")``. A text without params is the same for every reader of a
+    language, so it is kept, per catalog and autoescaping (a ``Markup`` where the page
+    escapes, a ``str`` where it does not), and formatted once: about 60 a seat page."""
+    catalog = translations(reader().language)
+    escaping = context.eval_ctx.autoescape
+    if params:
+        text = catalog.gettext(message)
+        return (Markup(text) if escaping else text) % _shown(params)
+    key = (catalog, message, escaping)
+    kept = _kept_texts.get(key)
+    if kept is None:
+        text = catalog.gettext(message)
+        kept = (Markup(text) if escaping else text) % {}  # "%%" reads "%", as with params
+        if len(_kept_texts) < KEPT_TEXTS:
+            _kept_texts[key] = kept
+    return kept
 
 
 @pass_context

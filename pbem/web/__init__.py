@@ -24,7 +24,7 @@ from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
-from . import api, csrf, dev, download, inputs, locale, pages, players, replay, seat
+from . import api, csrf, dev, download, fragments, inputs, locale, pages, players, replay, seat
 from .redact import RedactTokens
 
 
@@ -73,6 +73,7 @@ def create_app(
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
     )
+    fragments.init_app(app)  # the seat page's kept pieces and links
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
@@ -174,6 +175,7 @@ def _viewer_app(record: bytes) -> Flask:
     locale.init_app(app)
     _icon(app)
     app.jinja_env.globals.update(csrf_token=csrf.token)
+    fragments.init_app(app)
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.register_blueprint(replay.bp)
     with app.app_context():
