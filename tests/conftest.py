@@ -45,7 +45,7 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[..., str]]:
     ``copy_of`` (a URL), which nobody may be connected to; all are dropped at the end."""
     from sqlalchemy.engine import make_url
 
-    from tests.databases import create_pg_database, drop_pg_database
+    from tests.databases import create_pg_database, dispose_engines_on, drop_pg_database
 
     made: list[str] = []
 
@@ -63,6 +63,7 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[..., str]]:
 
     yield make
     if SERVER_URL:
+        dispose_engines_on(made)
         for url in made:
             drop_pg_database(SERVER_URL, url)
 
