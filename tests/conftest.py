@@ -18,8 +18,9 @@ run runs all of them.
 from __future__ import annotations
 
 import os
-import shutil
+import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,9 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[..., str]]:
         else:
             path = tmp_path_factory.mktemp("db") / "pbem.sqlite3"
             if copy_of:
-                shutil.copyfile(str(make_url(copy_of).database), path)
+                source = sqlite3.connect(str(make_url(copy_of).database))
+                with closing(source), closing(sqlite3.connect(path)) as copy:
+                    source.backup(copy)  # the whole database, whatever its WAL still holds
             url = f"sqlite:///{path}"
         made.append(url)
         return url
@@ -71,8 +74,8 @@ def fresh_database(tmp_path_factory) -> Iterator[Callable[..., str]]:
 @pytest.fixture(scope="session")
 def migrated_database(fresh_database) -> Callable[[], str]:
     """A factory of new databases at the latest migration; each returns its URL. The
-    migrations run once, into a template, and every database is a copy of it (a file copy
-    on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL): running them for each
+    migrations run once, into a template, and every database is a copy of it (SQLite's backup
+    API on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL): running them for each
     database was a large part of the quick loop. Modules that need a database of their own
     override ``database_url`` with one of these."""
     from pbem.store import migrate
