@@ -18,7 +18,9 @@ run runs all of them.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,37 +41,51 @@ if os.environ.get("CI"):
 
 
 @pytest.fixture(scope="session")
-def fresh_database(tmp_path_factory) -> Iterator[Callable[[], str]]:
-    """A factory of empty databases of the run's kind; all are dropped at the end."""
-    from tests.databases import create_pg_database, drop_pg_database
+def fresh_database(tmp_path_factory) -> Iterator[Callable[..., str]]:
+    """A factory of databases of the run's kind, empty or a copy of the database at
+    ``copy_of`` (a URL), which nobody may be connected to; all are dropped at the end."""
+    from sqlalchemy.engine import make_url
+
+    from tests.databases import create_pg_database, dispose_engines_on, drop_pg_database
 
     made: list[str] = []
 
-    def make() -> str:
+    def make(copy_of: str = "") -> str:
         if SERVER_URL:
-            url = create_pg_database(SERVER_URL)
+            template = str(make_url(copy_of).database) if copy_of else ""
+            url = create_pg_database(SERVER_URL, template=template)
         else:
-            url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'pbem.sqlite3'}"
+            path = tmp_path_factory.mktemp("db") / "pbem.sqlite3"
+            if copy_of:
+                source = sqlite3.connect(str(make_url(copy_of).database))
+                with closing(source), closing(sqlite3.connect(path)) as copy:
+                    source.backup(copy)  # the whole database, whatever its WAL still holds
+            url = f"sqlite:///{path}"
         made.append(url)
         return url
 
     yield make
     if SERVER_URL:
+        dispose_engines_on(made)
         for url in made:
             drop_pg_database(SERVER_URL, url)
 
 
-def migrated_database(fresh_database) -> str:
-    """A new database brought to the latest migration; its URL. Modules that need one of
-    their own override ``database_url`` with this at module scope."""
+@pytest.fixture(scope="session")
+def migrated_database(fresh_database) -> Callable[[], str]:
+    """A factory of new databases at the latest migration; each returns its URL. The
+    migrations run once, into a template, and every database is a copy of it (SQLite's backup
+    API on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL): running them for each
+    database was a large part of the quick loop. Modules that need a database of their own
+    override ``database_url`` with one of these."""
     from pbem.store import migrate
     from pbem.store.db import Database
 
-    url = fresh_database()
-    db = Database(url)
+    template = fresh_database()
+    db = Database(template)
     migrate.upgrade(db.engine)
-    db.dispose()
-    return url
+    db.dispose()  # nobody may be connected to a template; SQLite's WAL is written back
+    return lambda: fresh_database(copy_of=template)
 
 
 def opened_database(url: str) -> Iterator[Database]:
@@ -82,8 +98,8 @@ def opened_database(url: str) -> Iterator[Database]:
 
 
 @pytest.fixture(scope="session")
-def database_url(fresh_database) -> str:
-    return migrated_database(fresh_database)
+def database_url(migrated_database) -> str:
+    return migrated_database()
 
 
 @pytest.fixture(scope="session")

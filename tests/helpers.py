@@ -16,10 +16,15 @@ NEXT_N = re.compile(r'name="n" value="(\d+)"')
 
 
 def mails(
-    env: Env, public_id: str, seat: int | None = None, kind: str | None = None
+    env: Env,
+    public_id: str,
+    seat: int | None = None,
+    kind: str | None = None,
+    newest: int | None = None,
 ) -> list[OutboxMessage]:
     """A game's mails, each with its words as it would be sent (a mail that tells of a
-    move is written from the log only when it is sent; here, on a copy of the row)."""
+    move is written from the log only when it is sent; here, on a copy of the row).
+    With ``newest``, only that many of the latest, still oldest first."""
     writer = Writer(env)
     with env.db.read() as session:
         game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
@@ -28,7 +33,11 @@ def mails(
             query = query.where(OutboxMessage.seat == seat)
         if kind is not None:
             query = query.where(OutboxMessage.kind == kind)
-        rows = list(session.scalars(query.order_by(OutboxMessage.id)))
+        if newest is None:
+            rows = list(session.scalars(query.order_by(OutboxMessage.id)))
+        else:
+            latest = query.order_by(OutboxMessage.id.desc()).limit(newest)
+            rows = list(session.scalars(latest))[::-1]
         words = [writer.written(session, row) for row in rows]
         session.expunge_all()  # the words go on the copies, never into the database
     for row, w in zip(rows, words, strict=True):

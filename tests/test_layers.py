@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -48,13 +49,16 @@ def _imported(name: str, path: Path) -> Iterator[str]:
 
 
 def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node of ``tree`` but those under ``if TYPE_CHECKING:``."""
-    for node in ast.iter_child_nodes(tree):
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (walked with a list, not
+    by recursion: nested generators made reading the package take seconds)."""
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            todo.extend(node.orelse)
             continue
         yield node
-        yield from _runtime_nodes(node)
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def _pbem_module(imported: str) -> str | None:
@@ -67,16 +71,17 @@ def _pbem_module(imported: str) -> str | None:
     return None
 
 
+@cache
 def _graph() -> dict[str, set[str]]:
+    """Each module's imports: of ``pbem/`` (as modules) and outside it (as written). Read
+    once, when a test first asks, not while the run collects its tests."""
     graph: dict[str, set[str]] = {}
     for name, path in MODULES.items():
-        targets = {_pbem_module(i) for i in _imported(name, path)}
+        imported = set(_imported(name, path))
+        targets = {_pbem_module(i) for i in imported}
         graph[name] = {t for t in targets if t and t != name}
-        graph[name] |= {i for i in _imported(name, path) if not i.startswith("pbem")}
+        graph[name] |= {i for i in imported if not i.startswith("pbem")}
     return graph
-
-
-GRAPH = _graph()
 
 
 def _inside(module: str, layer: str) -> bool:
@@ -84,7 +89,7 @@ def _inside(module: str, layer: str) -> bool:
 
 
 def _pbem_edges(module: str) -> set[str]:
-    return {t for t in GRAPH[module] if t in MODULES}
+    return {t for t in _graph()[module] if t in MODULES}
 
 
 def _is_submodule_of_package(module: str, target: str) -> bool:
@@ -120,7 +125,7 @@ def _offences(layer: str, forbidden: tuple[str, ...]) -> list[str]:
         f"{module} imports {target}"
         for module in MODULES
         if _inside(module, layer)
-        for target in GRAPH[module]
+        for target in _graph()[module]
         if any(_inside(target, f) for f in forbidden)
     )
 
@@ -141,7 +146,7 @@ def test_the_computer_player_imports_only_the_engine_and_the_standard_library() 
         f"{module} imports {target}"
         for module in MODULES
         if _inside(module, "pbem.ai")
-        for target in GRAPH[module]
+        for target in _graph()[module]
         if not _inside(target, "pbem.ai") and not any(_inside(target, a) for a in AI_ALLOWED)
     )
     assert not offences

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.runtime.migration import MigrationContext
@@ -21,7 +23,10 @@ def alembic_config(engine: Engine | None = None, url: str | None = None) -> Alem
     return cfg
 
 
+@cache
 def head_revision() -> str | None:
+    """The newest migration's revision. The scripts ship with the package and do not change
+    while it runs, so they are read once: every app made checks the schema against it."""
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 

@@ -16,12 +16,12 @@ from email.parser import BytesParser
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import migrated_database, opened_database
+from tests.conftest import opened_database
 
 
 @pytest.fixture(scope="module")
-def database_url(fresh_database) -> str:
-    return migrated_database(fresh_database)
+def database_url(migrated_database) -> str:
+    return migrated_database()
 
 
 @pytest.fixture(scope="module")

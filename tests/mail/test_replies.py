@@ -48,8 +48,16 @@ def send(port: int, msg: EmailMessage, lmtp: bool = False) -> None:
 
 
 def reply_to_of(env, public_id: str, seat: int) -> str:
-    latest = [m for m in mails(env, public_id, seat=seat) if "Reply-To" in m.headers]
-    return latest[-1].headers["Reply-To"]
+    """The Reply-To of the seat's latest mail that has one. Its newest mails are written
+    first, more each time until one has it: writing every mail of the game for each move
+    made a game played by replies quadratic."""
+    newest = 4
+    while True:
+        written = mails(env, public_id, seat=seat, newest=newest)
+        latest = [m for m in written if "Reply-To" in m.headers]
+        if latest or len(written) < newest:
+            return latest[-1].headers["Reply-To"]
+        newest *= 4
 
 
 def log_of(env, public_id: str) -> list[MoveRow]:

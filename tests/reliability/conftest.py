@@ -67,16 +67,9 @@ class Gunicorn:
 
 
 @pytest.fixture
-def own_database(fresh_database) -> Iterator[str]:
+def own_database(migrated_database) -> Iterator[str]:
     """A database of these tests' own: thousands of games must not crowd the shared one."""
-    from pbem.store import migrate
-    from pbem.store.db import Database
-
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    db.dispose()
-    yield url
+    yield migrated_database()
 
 
 @pytest.fixture

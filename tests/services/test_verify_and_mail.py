@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterator
 
+import pytest
 from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
 from pbem.services import games, jobs, log, moves, records
 from pbem.services.env import Env
-from pbem.store import migrate
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
+
+
+@pytest.fixture
+def own_env(migrated_database, config, clock) -> Iterator[Env]:
+    """An env on a database of the test's own, disposed before the run drops that database."""
+    url = migrated_database()
+    db = Database(url)
+    yield Env(config=config.with_(database_url=url), db=db, clock=clock)
+    db.dispose()
 
 
 def _play(env, count: int) -> str:
@@ -30,17 +40,14 @@ def _play(env, count: int) -> str:
     return created.public_id
 
 
-def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+def test_a_tampered_log_is_flagged_on_every_page(own_env):
+    env = own_env
     public_id = _play(env, 6)
     assert records.verify_game(env, public_id).ok
 
     # an attacker with database access drops the trigger and rewrites move 3
-    with db.write() as session:
-        if is_sqlite(url):
+    with env.db.write() as session:
+        if is_sqlite(env.config.database_url):
             session.execute(text("DROP TRIGGER moves_no_update"))
         else:
             session.execute(text("DROP TRIGGER moves_no_update_delete ON moves"))
@@ -55,7 +62,6 @@ def test_a_tampered_log_is_flagged_on_every_page(fresh_database, config, clock):
     assert page.game.integrity_error and "chain" in page.game.integrity_error
     listed = {g.public_id: g for g in games.list_games(env)}
     assert listed[public_id].integrity_error
-    db.dispose()
 
 
 def test_verify_of_a_sound_game_passes(env):
@@ -78,11 +84,8 @@ def _pending(env, public_id):
         return list(session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game.id)))
 
 
-def test_console_and_file_backends_deliver_each_row_once(fresh_database, config, clock, tmp_path):
-    url = fresh_database()  # an outbox of its own: not every mail the run has queued so far
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+def test_console_and_file_backends_deliver_each_row_once(own_env, tmp_path):
+    env = own_env  # an outbox of its own: not every mail the run has queued so far
     public_id = _play(env, 1)
     stream = io.StringIO()
     sent = 0
@@ -102,7 +105,6 @@ def test_console_and_file_backends_deliver_each_row_once(fresh_database, config,
     files = list((tmp_path / "mail").glob("*.eml"))
     assert len(files) >= 2
     assert any(b"Message-ID: <game." in f.read_bytes() for f in files)  # invitations root threads
-    db.dispose()
 
 
 class Broken:
@@ -113,12 +115,10 @@ class Broken:
         pass
 
 
-def test_a_failed_send_waits_with_backoff_and_loses_nothing(fresh_database, config, clock):
-    url = fresh_database()  # an outbox of its own: only this game's mail is due
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+def test_a_failed_send_waits_with_backoff_and_loses_nothing(own_env):
+    env = own_env  # an outbox of its own: only this game's mail is due
     public_id = _play(env, 0)
+    clock = env.clock
     assert isinstance(clock, FrozenClock)
     for _ in range(len(BACKOFF) + 2):
         jobs.deliver_mail(env, Broken())
@@ -127,7 +127,6 @@ def test_a_failed_send_waits_with_backoff_and_loses_nothing(fresh_database, conf
     assert rows and all(r.status == "failed" for r in rows)
     assert all("SMTP server down" in r.last_error for r in rows)
     assert all(r.attempts == len(BACKOFF) + 1 for r in rows)
-    db.dispose()
 
 
 def test_seat_tokens_never_reach_the_request_log():
@@ -146,18 +145,14 @@ def test_seat_tokens_never_reach_the_request_log():
     assert "WyJ" not in record.getMessage() and "/s/[token]" in record.getMessage()
 
 
-def test_the_flag_shows_on_the_replay_too(fresh_database, config, clock):
+def test_the_flag_shows_on_the_replay_too(own_env):
     from pbem.web import create_app
 
-    url = fresh_database()
-    db = Database(url)
-    migrate.upgrade(db.engine)
-    env = Env(config=config.with_(database_url=url), db=db, clock=clock)
+    env = own_env
     public_id = _play(env, 3)
-    with db.write() as session:
+    with env.db.write() as session:
         session.execute(text("UPDATE games SET integrity_error = 'chain: move 2 altered'"))
     token = games.seat_tokens(env, public_id)[0]
     page = create_app(env=env).test_client().get(f"/s/{token}/replay")
     assert "stored log does not verify" in page.text and "chain: move 2 altered" in page.text
     assert "The game is frozen" in page.text
-    db.dispose()

@@ -93,7 +93,10 @@ def test_a_racing_insert_of_the_same_n_is_moved_on(env):
     thread.start()
     with move_log.appending(), env.db.write() as session:
         move_log.append(session, game_id, a_row(env, 1), "{}")
-        session.flush()
+        # A read waits for its answer, and so for the INSERT's before it: on PostgreSQL a
+        # plain INSERT is only sent (pipeline mode), and the other writer's could reach the
+        # server first. Now this row holds the key (and SQLite's lock is this writer's).
+        assert [r.move for r in move_log.rows(session, game_id)] == ["camels"]
         inserted.set()  # the other writer now waits on the lock or the key
     thread.join(60)
     assert outcome == ["moved on"]

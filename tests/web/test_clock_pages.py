@@ -8,20 +8,21 @@ from collections.abc import Iterator
 import pytest
 
 from pbem.services import games, jobs, log, settings
-from tests.conftest import migrated_database, opened_database
+from tests.conftest import opened_database
 from tests.mail.play import new_game, play, token
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
-@pytest.fixture(scope="module")
-def database_url(fresh_database) -> str:
-    """A database of this module's own: the clock job, run every hour of days, then looks
-    only at these few games, not at every game the run has made so far."""
-    return migrated_database(fresh_database)
+@pytest.fixture
+def database_url(migrated_database) -> str:
+    """A database of each test's own (a copy of the migrated template): the clock job, run
+    every hour of days, then looks only at this test's games, not at every game the
+    module's earlier tests left running."""
+    return migrated_database()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def database(database_url) -> Iterator[object]:
     yield from opened_database(database_url)
 

@@ -146,7 +146,7 @@ def test_a_huge_move_number_on_the_seat_page_is_a_400_in_the_readers_language(cl
     assert audit.status_code == 400 and "out of range" in audit.text
 
 
-def test_the_json_depth_is_counted_without_parsing(client):
+def test_the_json_depth_is_counted_without_parsing():
     assert inputs.json_depth('{"a": [[1], {"b": "[[[[["}]}') == 3
     assert inputs.json_depth(DEEP) == 10_000
     assert inputs.json_depth('"\\"[[["') == 0

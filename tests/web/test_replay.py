@@ -29,6 +29,8 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
         n += 1
         moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
         done += 1
+        if t == tokens[0]:  # the other seat is mostly the next to move: ask it first (asking
+            tokens = (tokens[1], tokens[0])  # a seat that is not to move costs as much)
 
 
 def to_move(env, tokens: tuple[str, ...]) -> tuple[str | None, list[str]]:

@@ -20,7 +20,6 @@ from pbem.engine import load_record, replay_states
 from pbem.services import games, jobs, log, moves, records
 from pbem.services.env import Env
 from pbem.services.errors import Frozen
-from pbem.store import migrate
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game
 from pbem.web import create_app
@@ -33,10 +32,9 @@ PLAYED = 10
 
 
 @pytest.fixture(scope="module")
-def own_database(fresh_database) -> Iterator[Database]:
+def own_database(migrated_database) -> Iterator[Database]:
     """A database of these tests' own: the attacker's trigger dance touches only it."""
-    db = Database(fresh_database())
-    migrate.upgrade(db.engine)
+    db = Database(migrated_database())
     yield db
     db.dispose()
 
