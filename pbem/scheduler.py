@@ -19,7 +19,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from .cli_env import ready_env
 from .leadership import Leadership
 from .mail.delivery import backend_for
-from .services import jobs, ratelimit
+from .services import analysis, jobs, ratelimit
 from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
@@ -47,6 +47,7 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
         ("clock", lambda: jobs.run_clock(env), every.clock),
         ("digest", lambda: jobs.send_digests(env), every.digest),
         ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
+        ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
     ]
     if env.config.imap_host:
         from .receiver import poll_imap
@@ -93,7 +94,8 @@ def start_in_background(env: Env) -> BackgroundScheduler:
 
 @click.command("scheduler")
 def scheduler_command() -> None:
-    """Run the jobs: deliver mail, remind, warn, time out, digests (one process of its own)."""
+    """Run the jobs: deliver mail, remind, warn, time out, digests, analyse finished games
+    (one process of its own)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     env = ready_env()
     click.echo(f"pbem scheduler: mail by {env.config.mail_backend}; Ctrl+C stops it")

@@ -161,7 +161,13 @@ def test_the_scheduler_registers_its_jobs(env):
 
     scheduler = BackgroundScheduler(timezone="UTC")
     add_jobs(scheduler, env)
-    assert {job.id for job in scheduler.get_jobs()} == {"deliver", "clock", "digest", "limits"}
+    assert {job.id for job in scheduler.get_jobs()} == {
+        "deliver",
+        "clock",
+        "digest",
+        "limits",
+        "analyse",
+    }
 
 
 def test_a_note_goes_with_the_move_to_the_opponent(env, client):
