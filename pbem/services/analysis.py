@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ from ..store import analyses as rows
 from ..store.models import Game
 from .env import Env
 from .errors import Forbidden
-from .log import game_row, log_rows
+from .log import Client, game_row, log_rows, use_seat
 from .replay_frames import Replay, from_game
 from .status import GameStatus
 
@@ -105,6 +105,33 @@ class Shown:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ChanceRound:
+    """One round of the win-chance graph: the judged turns of the round in order, each the
+    mover's chance after its move, from its own information."""
+
+    number: int
+    first: int  # the frame before the round's first move (its deal)
+    last: int
+    points: tuple[Judged, ...]
+
+
+def chance_rounds(analysis: Shown, steps: Sequence[Any]) -> list[ChanceRound]:
+    """The graph's rounds, from the replay's steps (each has ``n`` and ``round``)."""
+    rounds: dict[int, list[Any]] = {}
+    for step in steps:
+        rounds.setdefault(step.round, []).append(step)
+    out = []
+    for number, in_round in sorted(rounds.items()):
+        points = tuple(
+            analysis.moves[s.n]
+            for s in in_round
+            if s.n in analysis.moves and analysis.moves[s.n].after is not None
+        )
+        out.append(ChanceRound(number, in_round[0].n - 1, in_round[-1].n, points))
+    return out
+
+
 def shown(session: Session, game: Game) -> Shown | None:
     """The analysis of ``game`` as stored; ``None`` while the game runs (nothing is shown
     then, not even that an analysis will come)."""
@@ -120,13 +147,28 @@ def shown(session: Session, game: Game) -> Shown | None:
     return Shown(row.status, row.progress, row.total, row.version, judged)
 
 
+#: The refusal of an analysis while the game runs, the same to everyone.
+RUNNING = _l("A game is analysed only once it is over: it is played without the engine's help.")
+
+
 def public_analysis(env: Env, public_id: str) -> Shown:
     """A finished game's analysis for anyone (``GET /api/games/<id>/analysis``)."""
     with env.db.read() as session:
         game = game_row(session, public_id)
         result = shown(session, game)
     if result is None:
-        raise Forbidden(_l("A game is analysed only once it is over."))
+        raise Forbidden(RUNNING)
+    return result
+
+
+def seat_analysis(env: Env, token: str, client: Client) -> Shown:
+    """The same through a seat's link (``GET /api/seat/analysis``), with its access-log line;
+    refused while the game runs, to its own players too."""
+    with env.db.write() as session:
+        game, _seat, _rows = use_seat(env, session, token, "api-analysis", client)
+        result = shown(session, game)
+    if result is None:
+        raise Forbidden(RUNNING)
     return result
 
 

@@ -26,6 +26,7 @@ from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..i18n import lazy_gettext as _l
 from ..services import audit, ratelimit, replay_access
+from ..services.analysis import Shown, chance_rounds
 from ..services.errors import BadRequest, NotFound, ServiceError
 from ..services.integrity import Flag
 from ..services.replay_frames import ALL, Replay, explore, from_record
@@ -59,6 +60,7 @@ def render_replay(
     record_link: str | None = None,
     whatif: Callable[[int], str] | None = None,
     flag: Flag | None = None,
+    analysis: Shown | None = None,
 ) -> Any:
     """A step of a replay; every refusal on the way (no such step, a perspective not
     open to this viewer) carries the flag too, so a broken log never reads as a plain 404."""
@@ -94,6 +96,9 @@ def render_replay(
         names=replay.names,
         whatif=whatif if replay.finished or replay.public else None,
         flag=flag,
+        analysis=analysis,
+        judged=analysis.moves.get(n) if analysis is not None and n and not deal else None,
+        chances=chance_rounds(analysis, replay.all_steps) if analysis is not None else [],
     )
 
 
@@ -196,6 +201,7 @@ def public_replay(public_id: str) -> Any:
         record_link=url_for("pages.record", public_id=public_id),
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
         flag=opened.game.flag,
+        analysis=opened.analysis,
     )
 
 
@@ -214,6 +220,7 @@ def seat_replay(token: str) -> Any:
         ),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
         flag=opened.game.flag,
+        analysis=opened.analysis,
     )
 
 
