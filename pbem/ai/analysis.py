@@ -89,10 +89,12 @@ def match_chance(round_chance: float, mine: int, theirs: int) -> float:
     return 0.5 + 0.5 * round_chance if mine > theirs else 0.5 * round_chance
 
 
-def seed_of(info: Information, move: Move) -> int:
-    """The dice of one move's analysis: the mover's information and the move, nothing else."""
+def seed_of(info: Information, move: Move, salt: int = 0) -> int:
+    """The dice of one move's analysis: the mover's information and the move, nothing else
+    (``salt``, only to measure how much the verdicts owe to the dice: docs/analysis.md)."""
     # a str seeds ``random`` through SHA-512 of its text: stable across runs and machines
-    return random.Random(f"{VERSION}|{info!r}|{move}").getrandbits(64)
+    extra = f"|{salt}" if salt else ""
+    return random.Random(f"{VERSION}|{info!r}|{move}{extra}").getrandbits(64)
 
 
 def _won(r: Round, seat: int) -> float:
@@ -121,9 +123,10 @@ def judge(
     *,
     iterations: int = ITERATIONS,
     samples: int = SAMPLES,
+    salt: int = 0,
 ) -> Verdict:
     """The verdict on ``played`` from ``info`` (the mover's information before it)."""
-    seed = seed_of(info, played)
+    seed = seed_of(info, played, salt)
     seat = info.seat
     stats = ranked(info, iterations, random.Random(seed))
     candidates = [s.move for s in stats[:CANDIDATES]]
@@ -140,13 +143,16 @@ def judge(
     return Verdict(seat, before, after, candidates[best_i], drop, label_of(drop))
 
 
-def judge_move(before: Match, move: Move, round_moves: Sequence[Move] = ()) -> Verdict | None:
+def judge_move(
+    before: Match, move: Move, round_moves: Sequence[Move] = (), salt: int = 0
+) -> Verdict | None:
     """``judge`` for ``move`` played in ``before``, seen by its mover through the observer
     (nothing hidden passes); ``None`` for a move that is not a turn of the card game."""
     seat = before.to_move
     if not isinstance(move, TURNS) or seat is None:
         return None
-    return judge(information(observe(before, Viewer.seat(seat)), round_moves), move)
+    info = information(observe(before, Viewer.seat(seat)), round_moves)
+    return judge(info, move, salt=salt)
 
 
 def round_moves_before(states: Sequence[Match], moves: Sequence[Move], i: int) -> list[Move]:

@@ -136,3 +136,37 @@ def test_a_flagged_game_is_not_judged(env):
     assert analysis.analyse_slice(env, game_id, 10) == 0
     with env.db.read() as session:
         assert game_id not in analysis_rows.waiting(session, 1000)
+
+
+@pytest.mark.slow
+def test_a_whole_match_played_to_its_end_is_analysed_by_the_scheduler_job(env, client):
+    """End to end: a match played through the use cases to its last seal, then the
+    scheduler's own ``analyse`` job run until it has judged every move."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from pbem.scheduler import add_jobs
+    from tests.web.test_replay import play_random
+
+    while analysis.analyse(env, 100):  # the module's other games first
+        pass
+    public_id = new_game(env)
+    play_random(env, public_id, seed=11)
+    scheduler = BackgroundScheduler(timezone="UTC")
+    add_jobs(scheduler, env)
+    job = scheduler.get_job("analyse")
+    runs = 0
+    while True:
+        shown = _shown(env, public_id)
+        assert shown is not None
+        if shown.done:
+            break
+        job.func()
+        runs += 1
+        assert runs < 100
+    total = shown.total
+    assert runs >= total // env.config.analysis_moves  # a slice a run
+    assert sorted(shown.moves) == list(range(1, total + 1))
+    turns = [j for j in shown.moves.values() if j.after is not None]
+    assert len(turns) >= total - 1
+    page = client.get(f"/g/{public_id}/replay?n={total // 2}&lang=en").get_data(as_text=True)
+    assert 'class="analysis"' in page and "Analysis in progress" not in page
