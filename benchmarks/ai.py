@@ -4,8 +4,8 @@ Run: ``.venv/bin/python -m benchmarks.ai [--matches N] [--workers 2]``. Prints f
 asserts nothing. Each pair of matches shares a seed with the seats swapped. Goals:
 "normal" wins ≥ 99 % against random and ≥ 75 % against greedy (the most valuable sale
 if any, else the most valuable take), ≤ 2 s per move of "normal" on a 2-core machine,
-and the analysis of a 150-move match (every position searched at "normal" from the
-mover's information) in ≤ 60 s.
+and the analysis of a 150-move match (``pbem.ai.analysis``: every move judged from its
+mover's information, in one process, as the scheduler's job does it) in ≤ 60 s.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ import multiprocessing
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 
-from pbem.ai import information, play
+from pbem.ai import play
+from pbem.ai.analysis import judge_move, round_moves_before
 from pbem.ai.policies import greedy_move
-from pbem.engine import Match, Move, Viewer, observe
+from pbem.engine import Match, Move
 
 Player = Callable[[Match, int, list[Move], random.Random], Move]
 
@@ -102,49 +104,68 @@ def duel(pool, a: str, b: str, matches: int) -> list[float]:
     return times
 
 
-def _analyse_position(args: tuple[bytes, list[Move], int]) -> float:
-    seed, log, upto = args
-    match = Match.new(seed, 0)
-    round_moves: list[Move] = []
-    for move in log[:upto]:
-        number = match.round_number
-        match = match.apply(move)
-        round_moves = [] if match.round_number != number else [*round_moves, move]
-    seat = match.to_move
-    assert seat is not None
-    start = time.perf_counter()
-    info = information(observe(match, Viewer.seat(seat)), round_moves)
-    from pbem.ai import choose
-
-    choose(info, "normal", upto)
-    return time.perf_counter() - start
-
-
-def analysis(pool, moves: int) -> None:
-    """Search every position of a ``moves``-move game (greedy against greedy, the rounds
-    strung together) at "normal", from the mover's information, as an analysis would."""
+def _greedy_match(moves: int) -> tuple[list[Match], list[Move]]:
+    """A match of about ``moves`` moves, greedy with some random moves (as people play)."""
     rnd = random.Random(150)
-    log: list[Move] = []
-    while len(log) < moves:
+    while True:
         match = Match.new(rnd.randbytes(32), 0)
-        log = []
-        while not match.is_over and len(log) < moves:
-            move = (
-                _random(match, match.to_move or 0, log, rnd)
-                if rnd.random() < 0.3
-                else (greedy_move(match.round, match.legal_moves()))
-            )
+        states, log = [match], []
+        while not match.is_over:
+            legal = match.legal_moves()
+            move = greedy_move(match.round, legal) if rnd.random() < 0.7 else rnd.choice(legal)
             log.append(move)
             match = match.apply(move)
-        seed = match.seed
-    start = time.perf_counter()
-    times = pool.map(_analyse_position, [(seed, log, i) for i in range(len(log))], chunksize=4)
-    wall = time.perf_counter() - start
+            states.append(match)
+        if abs(len(log) - moves) <= 10:
+            return states, log
+
+
+def analysis(moves: int, noise_every: int = 3, salts: int = 2) -> None:
+    """The analysis of a ``moves``-move match in one process, as the scheduler's job runs it
+    (``pbem.ai.analysis.judge_move`` for every move), then its noise: every
+    ``noise_every``-th move judged again with ``salts`` other dice."""
+    states, log = _greedy_match(moves)
+    times: list[float] = []
+    verdicts = []
+    start, cpu = time.perf_counter(), time.process_time()
+    for i, move in enumerate(log):
+        t = time.process_time()  # CPU: the figure a shared machine does not inflate
+        verdicts.append(judge_move(states[i], move, round_moves_before(states, log, i)))
+        times.append(time.process_time() - t)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    labels = statistics_of(v.label for v in verdicts if v is not None)
     print(
-        f"analysis of a {len(log)}-move match at normal: {wall:.1f} s wall with "
-        f"{pool._processes} workers ({sum(times):.1f} s of search, "
-        f"median {statistics.median(times):.2f} s, max {max(times):.2f} s a position)"
+        f"analysis of a {len(log)}-move match, one process: {wall:.1f} s ({cpu:.1f} s CPU) "
+        f"(CPU a move: median {statistics.median(times):.2f} s, max {max(times):.2f} s); {labels}",
+        flush=True,
     )
+    after_spread, drop_spread, same_label, same_best, count = [], [], 0, 0, 0
+    for i in range(0, len(log), noise_every):
+        first = verdicts[i]
+        if first is None:
+            continue
+        again = [
+            judge_move(states[i], log[i], round_moves_before(states, log, i), salt=s)
+            for s in range(1, salts + 1)
+        ]
+        runs = [first, *(v for v in again if v is not None)]
+        after_spread.append(100 * (max(v.after for v in runs) - min(v.after for v in runs)))
+        drop_spread.append(max(v.drop for v in runs) - min(v.drop for v in runs))
+        same_label += all(v.label == first.label for v in runs)
+        same_best += all(v.best == first.best for v in runs)
+        count += 1
+    print(
+        f"noise over {count} moves, {salts + 1} runs each with other dice: chance after the "
+        f"move varies by median {statistics.median(after_spread):.1f}, max "
+        f"{max(after_spread):.1f} points; the drop by median {statistics.median(drop_spread):.1f}"
+        f", max {max(drop_spread):.1f} points; same label {100 * same_label / count:.0f} %, "
+        f"same best move {100 * same_best / count:.0f} % of moves"
+    )
+
+
+def statistics_of(labels: Iterable[str | None]) -> str:
+    found = Counter(label or "fair" for label in labels)
+    return ", ".join(f"{found[k]} {k}" for k in ("fair", "inaccuracy", "mistake", "blunder"))
 
 
 def main() -> None:
@@ -169,8 +190,8 @@ def main() -> None:
             )
         if "strong" in duels:
             duel(pool, "strong", "normal", args.strong_matches or args.matches)
-        if "analysis" in duels:
-            analysis(pool, 150)
+    if "analysis" in duels:
+        analysis(150)
 
 
 if __name__ == "__main__":

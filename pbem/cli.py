@@ -23,6 +23,7 @@ SERVER_COMMANDS: dict[str, str] = {
     "new-game": "pbem.admin.games:new_game",
     "games": "pbem.admin.games:list_games",
     "export": "pbem.admin.games:export",
+    "analyse": "pbem.admin.games:analyse",
     "serve": "pbem.web.commands:serve",
     "demo": "pbem.web.commands:demo",
     "view": "pbem.web.commands:view",

@@ -97,6 +97,7 @@ class Intervals:
     purge: int = 3600
     computer: int = 2  #: the computer's moves in games moved in lately
     computer_sweep: int = 60  #: the computer's moves in every game (anything missed)
+    analyse: int = 30
 
     @classmethod
     def from_env(cls) -> Intervals:
@@ -140,6 +141,9 @@ class Config:
     #: files and bytes in all (the oldest go first).
     upload_days: int = 7
     upload_max_files: int = 500
+    #: Moves of finished games the scheduler's ``analyse`` job judges in one run (each
+    #: takes a few tenths of a second of one core: docs/analysis.md).
+    analysis_moves: int = 24
     upload_max_bytes: int = 100 * 1024 * 1024
     #: Replayed positions kept per process (0 turns the cache off; the load benchmark
     #: measures both).
@@ -253,6 +257,7 @@ def from_env() -> Config:
         smtp_password=os.environ.get("PBEM_SMTP_PASSWORD", ""),
         smtp_tls=tls,
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
+        analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
         every=Intervals.from_env(),
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),

@@ -16,7 +16,7 @@ from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
 from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
-from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number
+from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number, shown_percent
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
 
@@ -124,6 +124,7 @@ def register_filters(env: Environment) -> None:
         "move_text": move_text,
         "card_list": card_list,
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
+        "percent": shown_percent,  # a share 0–1 as the reader writes a percentage
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.globals.update(

@@ -1,5 +1,6 @@
-"""The operator's game commands: ``pbem new-game``, ``pbem games``, ``pbem export``, and
-``pbem verify --game`` (stored games; the file checks are in ``pbem.record_tools``)."""
+"""The operator's game commands: ``pbem new-game``, ``pbem games``, ``pbem export``,
+``pbem analyse``, and ``pbem verify --game`` (stored games; the file checks are in
+``pbem.record_tools``)."""
 
 from __future__ import annotations
 
@@ -113,3 +114,26 @@ def verify_stored(game_id: str) -> bool:
     detail = f"{failed.name}: {failed.detail}" if failed else "status differs from the replay"
     click.echo(f"FAIL game {game_id}: {detail} (the game is now flagged)")
     return False
+
+
+@click.command("analyse")
+@click.argument("game_ids", nargs=-1)
+@click.option("--all", "every", is_flag=True, help="Every finished game.")
+def analyse(game_ids: tuple[str, ...], every: bool) -> None:
+    """Compute the analysis of finished games again (the scheduler's ``analyse`` job does
+    new ones by itself). A game that still runs is refused: it has no analysis."""
+    from ..services import analysis
+    from ..services.errors import ServiceError
+
+    if bool(game_ids) == every:
+        raise click.UsageError("give game ids, or --all")
+
+    def said(public_id: str, done: int, total: int) -> None:
+        click.echo(f"{public_id}: {done} of {total} moves", err=True)
+
+    try:
+        done = analysis.recompute(ready_env(), None if every else list(game_ids), said)
+    except ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    for public_id in done:
+        click.echo(f"{public_id}: analysed")

@@ -12,8 +12,10 @@ API::
 ``choose`` takes an ``Information`` (a seat's ``Observation`` and the public moves of the
 round in progress), never a ``Match``: it is given nothing hidden, so it cannot read the
 opponent's hand or the deck even by mistake. The same information, level and seed give
-the same move. ``play(match, seat, round_moves, ...)`` is the shortcut that builds the
-information from a match through the observer.
+the same move. ``statistics(info, level, seed)`` is the same search's table of the moves
+it weighed. ``play(match, seat, round_moves, ...)`` is the shortcut that builds the
+information from a match through the observer. ``analysis.py`` judges the moves of a
+finished game with the same search (docs/analysis.md).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pbem.engine.moves import Move
 from pbem.engine.views import Viewer, observe
 
 from .information import Information, information
-from .search import search
+from .search import MoveStat, ranked, search
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,17 @@ def choose(info: Information, level: str = "normal", seed: int | bytes | str = 0
     return search(info, LEVELS[level].iterations, rnd)
 
 
+def statistics(
+    info: Information, level: str = "normal", seed: int | bytes | str = 0
+) -> list[MoveStat]:
+    """The moves ``choose`` weighed, best first, with their visits and mean reward: the same
+    search and dice, so ``statistics(...)[0].move == choose(...)``. The analysis uses it."""
+    if info.view.table.to_move != info.seat:
+        raise ValueError("it is not this seat's turn")
+    rnd = random.Random(seed if not isinstance(seed, bytes) else int.from_bytes(seed, "big"))
+    return ranked(info, LEVELS[level].iterations, rnd)
+
+
 def play(
     match: Match,
     seat: int,
@@ -60,4 +73,13 @@ def play(
     return choose(information(observe(match, Viewer.seat(seat)), round_moves), level, seed)
 
 
-__all__ = ["LEVELS", "Information", "Level", "choose", "information", "play"]
+__all__ = [
+    "LEVELS",
+    "Information",
+    "Level",
+    "MoveStat",
+    "choose",
+    "information",
+    "play",
+    "statistics",
+]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 from pbem.engine.moves import Move
 from pbem.engine.round import Round
@@ -58,14 +59,32 @@ def _reward(r: Round, seat: int) -> float:
     return 0.85 * win + 0.15 * min(1.0, max(0.0, 0.5 + margin / 40))
 
 
+@dataclass(frozen=True, slots=True)
+class MoveStat:
+    """One move of the root as the search left it: how often it was tried, and the mean
+    reward (the seat's) of the worlds it was tried in."""
+
+    move: Move
+    visits: int
+    value: float
+
+
 def search(
     info: Information, iterations: int, rnd: random.Random, exploration: float = 0.7
 ) -> Move:
     """The move the search likes best after ``iterations`` sampled worlds."""
+    return ranked(info, iterations, rnd, exploration)[0].move
+
+
+def ranked(
+    info: Information, iterations: int, rnd: random.Random, exploration: float = 0.7
+) -> list[MoveStat]:
+    """The root's moves the search tried, best first (most visits, then most reward): the
+    one loop behind both ``choose`` and the analysis of a finished game."""
     root = Node(None, 1 - info.seat)
     root_moves = info.sample(rnd).legal_moves()
     if len(root_moves) == 1:
-        return root_moves[0]
+        return [MoveStat(root_moves[0], 0, 0.0)]
     log = math.log
     sqrt = math.sqrt
     for _ in range(iterations):
@@ -108,9 +127,14 @@ def search(
             n.visits += 1
             n.wins += reward if n.player == info.seat else 1.0 - reward
     legal_root = set(root_moves)
-    best_child = max(
+    # sorted is stable and max takes the first of equals: ``reverse`` would not keep
+    # that order, so negated keys keep ``choose``'s move what it was
+    children = sorted(
         (c for m, c in root.children.items() if m in legal_root),
-        key=lambda c: (c.visits, c.wins),
+        key=lambda c: (-c.visits, -c.wins),
     )
-    assert best_child.move is not None
-    return best_child.move
+    return [
+        MoveStat(c.move, c.visits, c.wins / c.visits if c.visits else 0.0)
+        for c in children
+        if c.move is not None
+    ]

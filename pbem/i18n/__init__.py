@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from babel.support import LazyProxy, NullTranslations, Translations
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -178,6 +178,17 @@ def shown_number(value: float) -> str:
         return digits(str(value), r.language)
     # the locale's own separators (Persian: ٫ and ٬), then its digits
     return digits(format_decimal(value, locale=r.locale, numbering_system="default"), r.language)
+
+
+def shown_percent(value: float | None) -> str:
+    """A share (0–1) as a whole percentage the reader's way: "43%", "43 %", Persian "٪۴۳"."""
+    if value is None:
+        return ""
+    r = reader()
+    text = format_percent(value, locale=r.locale, numbering_system="default")
+    if r.language == "fa":  # Persian digits take the Arabic percent sign (CLDR's arabext)
+        text = text.replace("%", "\u066a")
+    return digits(text, r.language)
 
 
 #: The params of the catalogs' texts that hold a person's name.

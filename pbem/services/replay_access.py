@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
+from . import analysis
+from .analysis import Shown
 from .env import Env
 from .errors import Forbidden, flagged
 from .games import GameInfo, game_info
@@ -21,6 +23,8 @@ class Opened:
     viewer_seat: int | None  # the seat whose link opened it, if any
     #: That seat's language and time zone, which its pages' times are shown in.
     reader: Reader | None = None
+    #: The analysis of a finished game (``services/analysis.py``); ``None`` while it runs.
+    analysis: Shown | None = None
 
 
 def open_public(env: Env, public_id: str) -> Opened:
@@ -30,6 +34,7 @@ def open_public(env: Env, public_id: str) -> Opened:
         game = game_row(session, public_id)
         replay = from_game(game, log_rows(session, game))
         info = game_info(game, True, replay.last if replay.broken else None)
+        judged = analysis.shown(session, game) if replay.finished and not replay.broken else None
     if not replay.finished:
         refusal = Forbidden(
             _l(
@@ -38,7 +43,7 @@ def open_public(env: Env, public_id: str) -> Opened:
             )
         )
         raise flagged(refusal, info.integrity_error, info.verified)
-    return Opened(replay, info, None)
+    return Opened(replay, info, None, analysis=judged)
 
 
 def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> Opened:
@@ -51,4 +56,5 @@ def open_seat(env: Env, token: str, client: Client, action: str = "replay") -> O
             game_info(game, replay.finished, shown),
             seat.seat,
             Reader(seat.language, seat.timezone),
+            analysis.shown(session, game) if replay.finished and not replay.broken else None,
         )

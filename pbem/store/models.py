@@ -296,3 +296,42 @@ class RateLimit(Base):
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     hits: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class Analysis(Base):
+    """The analysis of a finished game (``services/analysis.py``): how far it has got.
+
+    Kept apart from the log and never part of the record: it is an opinion of the computer
+    player, recomputed at will (``pbem analyse``), never a fact of the game.
+    """
+
+    __tablename__ = "analyses"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(12))  # running, done
+    #: Moves of the log analysed so far, out of ``total`` (the log's length).
+    progress: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer)
+    #: ``pbem.ai.analysis.VERSION`` of the method that made it.
+    version: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+
+
+class AnalysisMove(Base):
+    """One logged move judged: the mover's chances to win the match (0–1) with the best
+    move found and with the move played, the best move's notation, the drop in points and
+    the label; all null for an entry that is not a turn of the card game (a resignation)."""
+
+    __tablename__ = "analysis_moves"
+    __table_args__ = (UniqueConstraint("game_id", "n", name="uq_analysis_moves_game_n"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    n: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    before: Mapped[float | None] = mapped_column(Float)
+    after: Mapped[float | None] = mapped_column(Float)
+    best: Mapped[str | None] = mapped_column(String(120))
+    drop: Mapped[float | None] = mapped_column(Float)
+    label: Mapped[str | None] = mapped_column(String(12))

@@ -41,6 +41,9 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     "sign_in_links": ("SELECT", "INSERT", "UPDATE"),  # used, signed out
     "challenges": ("SELECT", "INSERT", "UPDATE"),  # accepted, withdrawn
     "rate_limits": ("SELECT", "INSERT", "UPDATE", "DELETE"),  # ended windows are purged
+    # the analysis of finished games: progress kept; deleted to be recomputed
+    "analyses": ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    "analysis_moves": ("SELECT", "INSERT", "DELETE"),
 }
 
 #: Every table privilege PostgreSQL knows (before 17's MAINTAIN): the check compares all.

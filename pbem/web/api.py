@@ -1,6 +1,7 @@
 """A small JSON API for bots and other clients, authenticated by the seat token.
 
-``Authorization: Bearer <seat token>``. The answers are built from the seat's
+``Authorization: Bearer <seat token>``; a finished game's analysis is open to anyone at
+``/api/games/<id>/analysis``. The answers are built from the seat's
 view, like the seat page; a move names the move number it expects
 (``"n"``), exactly as the web form does. A move or preview the game has moved on
 from is a 409 whose ``"position"`` is the seat's current position (as ``GET /api/seat``).
@@ -16,7 +17,7 @@ from flask import Blueprint, jsonify, request
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
-from ..services import games, moves
+from ..services import analysis, games, moves
 from ..services.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
 from ..services.integrity import flag_json
 from ..services.status import GameStatus
@@ -136,6 +137,18 @@ def _computer_json(game: games.GameInfo, thinking: bool) -> dict[str, Any] | Non
         return None
     seat, level = game.computer
     return {"seat": seat, "level": level, "thinking": thinking}
+
+
+@bp.get("/seat/analysis")
+def seat_analysis() -> Any:
+    """The analysis of the seat's game once it is over (403 while it runs)."""
+    return jsonify(analysis.seat_analysis(services(), _token(), client()).as_json())
+
+
+@bp.get("/games/<public_id>/analysis")
+def game_analysis(public_id: str) -> Any:
+    """The analysis of a finished game, for anyone (403 while it runs, like its replay)."""
+    return jsonify(analysis.public_analysis(services(), public_id[: inputs.MAX_SEGMENT]).as_json())
 
 
 @bp.post("/seat/accept")

@@ -26,6 +26,7 @@ from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..i18n import lazy_gettext as _l
 from ..services import audit, ratelimit, replay_access
+from ..services.analysis import Shown, chance_rounds
 from ..services.errors import BadRequest, NotFound, ServiceError
 from ..services.integrity import Flag
 from ..services.replay_frames import ALL, Replay, explore, from_record
@@ -60,6 +61,7 @@ def render_replay(
     whatif: Callable[[int], str] | None = None,
     flag: Flag | None = None,
     computer: tuple[int, str] | None = None,
+    analysis: Shown | None = None,
 ) -> Any:
     """A step of a replay; every refusal on the way (no such step, a perspective not
     open to this viewer) carries the flag too, so a broken log never reads as a plain 404."""
@@ -96,6 +98,9 @@ def render_replay(
         whatif=whatif if replay.finished or replay.public else None,
         flag=flag,
         computer=computer,  # a game against the computer is marked so
+        analysis=analysis,
+        judged=analysis.moves.get(n) if analysis is not None and n and not deal else None,
+        chances=chance_rounds(analysis, replay.all_steps) if analysis is not None else [],
     )
 
 
@@ -199,6 +204,7 @@ def public_replay(public_id: str) -> Any:
         whatif=lambda n: url_for("replay.public_whatif", public_id=public_id, n=n),
         flag=opened.game.flag,
         computer=opened.game.computer,
+        analysis=opened.analysis,
     )
 
 
@@ -218,6 +224,7 @@ def seat_replay(token: str) -> Any:
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
         flag=opened.game.flag,
         computer=opened.game.computer,
+        analysis=opened.analysis,
     )
 
 

@@ -1,5 +1,6 @@
 """axe-core finds nothing serious or critical on the pages a player reads, in English and
-in Persian (right to left): home, a seat mid-game with cards selected, the replay, the
+in Persian (right to left): home, a seat mid-game with cards selected, the replay (with
+its analysis being made), the
 audit of a move, "my games" signed in, and the open challenges.
 
 axe-core is pinned by tests/browser/axe/package-lock.json; the ``axe_script`` fixture
@@ -13,7 +14,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services import challenges, identity
+from pbem.services import analysis, challenges, identity, log
 from pbem.store.models import Player
 from tests.mail.play import new_game, play, to_move, token
 from tests.web.test_players import sign_in_mail
@@ -75,6 +76,9 @@ def test_pages_have_no_serious_accessibility_violations(
     lang = f"lang={language}"
     finished = new_game(env)
     play_random(env, finished)
+    with env.db.read() as session:
+        finished_id = log.game_row(session, finished).id
+    analysis.analyse_slice(env, finished_id, 12)  # verdicts, marks, a graph, the progress
     running = new_game(env, first=0)
     play(env, running, 6)  # tokens, a move list and a changed market
     seat = to_move(env, running)
@@ -105,6 +109,7 @@ def test_pages_have_no_serious_accessibility_violations(
         found["seat, a card selected"] = _violations(page, axe_script)
 
         page.goto(f"{base}/g/{finished}/replay?n=10&as=all&{lang}")
+        page.locator(".chance-chart details summary").first.click()  # the graph's table
         found["replay"] = _violations(page, axe_script)
 
         page.goto(f"{base}/g/{finished}/audit/5?{lang}")

@@ -69,3 +69,23 @@ def test_bad_player_text_is_a_clear_error(cli_env):
     assert result.exit_code == 2 and "Name <email" in result.output
     result = run("new-game", "--player", "Ada <not-an-email>", "--player", "Bo <bo@example.test>")
     assert result.exit_code == 1 and "does not look like an email" in result.output
+
+
+def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
+    from pbem.cli_env import ready_env
+    from pbem.services import games, log, moves
+
+    run("db", "upgrade")
+    created = run("new-game", "--player", "Ada <ada@example.test>", "--player", "Bo <bo@b.test>")
+    game_id = created.output.splitlines()[0]
+    refused = run("analyse", game_id)
+    assert refused.exit_code == 1 and "still running" in refused.output
+    assert run("analyse").exit_code == 2  # neither ids nor --all
+
+    env = ready_env()
+    seat = games.public_page(env, game_id).view.table.to_move
+    assert seat is not None
+    moves.submit_move(env, games.seat_tokens(env, game_id)[seat], 1, "resign", log.Client())
+    done = run("analyse", "--all")
+    assert done.exit_code == 0 and f"{game_id}: analysed" in done.output
+    assert run("analyse", game_id).exit_code == 0

@@ -168,6 +168,7 @@ def test_the_scheduler_registers_its_jobs(env):
         "limits",
         "computer",
         "computer-sweep",
+        "analyse",
     }
 
 

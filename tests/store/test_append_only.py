@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import games, jobs, log, moves, ratelimit, ratings, records, replies
+from pbem.services import analysis, games, jobs, log, moves, ratelimit, ratings, records, replies
 from pbem.services import settings as seat_settings
 from pbem.services.env import Env
 from pbem.services.errors import Conflict
@@ -355,6 +355,15 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     assert outcome.outcome == "ignored"
     ratings.rebuild(env)
     ratelimit.purge(env)
+    # the analysis of finished games: the job's first slice, and a game computed again
+    short = games.create_game(
+        env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
+    ).public_id
+    first = games.public_page(env, short).view.table.to_move
+    moves.submit_move(env, games.seat_tokens(env, short)[first], 1, "resign", log.Client())
+    assert analysis.analyse(env, 2).moves == 2
+    assert analysis.recompute(env, [short]) == [short]
+    assert analysis.recompute(env, [short]) == [short]
 
     app = create_app(env=env)
     app.config["TESTING"] = True

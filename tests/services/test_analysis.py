@@ -1,0 +1,172 @@
+"""The analysis of finished games: never of a running one, a slice a run, resumable,
+kept apart from the log, and the same when computed again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pbem.services import analysis, log, moves, records
+from pbem.services.errors import Forbidden
+from pbem.store import analyses as analysis_rows
+from pbem.store.models import Game
+from tests.conftest import migrated_database, opened_database
+from tests.mail.play import new_game, play, token
+
+
+@pytest.fixture(scope="module")
+def database_url(fresh_database) -> str:
+    """A database of this module's own: the job looks at every finished game, and those
+    the run's other tests made would each take it seconds."""
+    return migrated_database(fresh_database)
+
+
+@pytest.fixture(scope="module")
+def database(database_url) -> Iterator[object]:
+    yield from opened_database(database_url)
+
+
+def _game_id(env, public_id: str) -> int:
+    with env.db.read() as session:
+        return log.game_row(session, public_id).id
+
+
+def _shown(env, public_id: str) -> analysis.Shown | None:
+    with env.db.read() as session:
+        return analysis.shown(session, log.game_row(session, public_id))
+
+
+def _finished(env, count: int = 6) -> str:
+    """A game of ``count`` moves, then the player to move resigns."""
+    public_id = new_game(env)
+    play(env, public_id, count)
+    seat = count % 2  # seat 0 began
+    moves.submit_move(env, token(env, public_id, seat), count + 1, "resign", log.Client())
+    return public_id
+
+
+def test_a_running_game_has_no_analysis_at_all(env):
+    public_id = new_game(env)
+    play(env, public_id, 4)
+    assert _shown(env, public_id) is None
+    with pytest.raises(Forbidden):
+        analysis.public_analysis(env, public_id)
+    analysis.analyse(env, 100)
+    with env.db.read() as session:
+        assert analysis_rows.of_game(session, _game_id(env, public_id)) is None
+    with pytest.raises(Forbidden, match="still running"):
+        analysis.recompute(env, [public_id])
+
+
+def test_the_job_judges_a_finished_game_a_slice_at_a_time(env):
+    while analysis.analyse(env, 50):  # the module's other games first, whatever the order
+        pass
+    public_id = _finished(env, 6)
+    waiting = _shown(env, public_id)
+    assert waiting is not None and waiting.status == "waiting"
+
+    first = analysis.analyse(env, 4)
+    assert first.moves == 4
+    shown = _shown(env, public_id)
+    assert shown is not None and (shown.status, shown.progress, shown.total) == ("running", 4, 7)
+    assert sorted(shown.moves) == [1, 2, 3, 4]
+
+    analysis.analyse(env, 4)  # the rest: moves 5, 6 and the resignation
+    shown = _shown(env, public_id)
+    assert shown is not None and shown.done and shown.progress == 7
+    assert analysis.analyse(env, 4).moves == 0  # nothing left to do
+    resign = shown.moves[7]
+    assert resign.before is None and resign.label is None and resign.mark == ""
+    for n in range(1, 7):
+        judged = shown.moves[n]
+        assert judged.seat == (n - 1) % 2
+        assert judged.before is not None and judged.after is not None
+        assert 0 <= judged.after <= judged.before <= 1
+        assert judged.best
+    data = analysis.public_analysis(env, public_id).as_json()
+    assert data["status"] == "done" and len(data["moves"]) == 7
+    assert set(data["counts"]["0"]) == {"inaccuracy", "mistake", "blunder"}
+    # kept apart from the game's record
+    assert "analysis" not in records.export_record(env, public_id)
+
+
+def test_computing_it_again_gives_the_same_verdicts(env):
+    public_id = _finished(env, 4)
+    assert analysis.recompute(env, [public_id]) == [public_id]
+    first = _shown(env, public_id)
+    told: list[tuple[str, int, int]] = []
+    analysis.recompute(env, [public_id], lambda *a: told.append(a))
+    again = _shown(env, public_id)
+    assert first is not None and again is not None and again.done
+    assert first.moves == again.moves
+    assert told[-1] == (public_id, 5, 5)
+
+
+def test_a_racing_worker_loses_its_slice_and_nothing_else(env, monkeypatch):
+    public_id = _finished(env, 2)
+    game_id = _game_id(env, public_id)
+    assert analysis.analyse_slice(env, game_id, 1) == 1
+    # a second worker read the same progress: its slice collides and is dropped
+    real = analysis_rows.of_game
+
+    def stale(session, gid):
+        row = real(session, gid)
+        if row is not None:
+            session.expunge(row)
+            row.progress = 0
+        return row
+
+    monkeypatch.setattr(analysis_rows, "of_game", stale)
+    report = analysis.AnalyseReport()
+    assert analysis.analyse_slice(env, game_id, 1, report) == 0
+    assert report.races == 1
+    monkeypatch.undo()
+    shown = _shown(env, public_id)
+    assert shown is not None and shown.progress == 1 and sorted(shown.moves) == [1]
+
+
+def test_a_flagged_game_is_not_judged(env):
+    public_id = _finished(env, 2)
+    game_id = _game_id(env, public_id)
+    with env.db.write() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        game.integrity_error = "test: the log was altered"
+    assert analysis.analyse_slice(env, game_id, 10) == 0
+    with env.db.read() as session:
+        assert game_id not in analysis_rows.waiting(session, 1000)
+
+
+@pytest.mark.slow
+def test_a_whole_match_played_to_its_end_is_analysed_by_the_scheduler_job(env, client):
+    """End to end: a match played through the use cases to its last seal, then the
+    scheduler's own ``analyse`` job run until it has judged every move."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from pbem.scheduler import add_jobs
+    from tests.web.test_replay import play_random
+
+    while analysis.analyse(env, 100):  # the module's other games first
+        pass
+    public_id = new_game(env)
+    play_random(env, public_id, seed=11)
+    scheduler = BackgroundScheduler(timezone="UTC")
+    add_jobs(scheduler, env)
+    job = scheduler.get_job("analyse")
+    runs = 0
+    while True:
+        shown = _shown(env, public_id)
+        assert shown is not None
+        if shown.done:
+            break
+        job.func()
+        runs += 1
+        assert runs < 100
+    total = shown.total
+    assert runs >= total // env.config.analysis_moves  # a slice a run
+    assert sorted(shown.moves) == list(range(1, total + 1))
+    turns = [j for j in shown.moves.values() if j.after is not None]
+    assert len(turns) >= total - 1
+    page = client.get(f"/g/{public_id}/replay?n={total // 2}&lang=en").get_data(as_text=True)
+    assert 'class="analysis"' in page and "Analysis in progress" not in page
