@@ -11,15 +11,15 @@ from pbem.services import analysis, log, moves, records
 from pbem.services.errors import Forbidden
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
-from tests.conftest import migrated_database, opened_database
+from tests.conftest import opened_database
 from tests.mail.play import new_game, play, token
 
 
 @pytest.fixture(scope="module")
-def database_url(fresh_database) -> str:
+def database_url(migrated_database) -> str:
     """A database of this module's own: the job looks at every finished game, and those
     the run's other tests made would each take it seconds."""
-    return migrated_database(fresh_database)
+    return migrated_database()
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,14 @@ from sqlalchemy import select
 from pbem.i18n import LANGUAGES
 from pbem.services import analysis, games, log, moves
 from pbem.store.models import AnalysisMove, Game
-from tests.conftest import migrated_database, opened_database
+from tests.conftest import opened_database
 from tests.mail.play import new_game, play, token
 
 
 @pytest.fixture(scope="module")
-def database_url(fresh_database) -> str:
+def database_url(migrated_database) -> str:
     """A database of this module's own (the analysis job looks at every finished game)."""
-    return migrated_database(fresh_database)
+    return migrated_database()
 
 
 @pytest.fixture(scope="module")
