@@ -73,12 +73,16 @@ def own_database(migrated_database) -> Iterator[str]:
 
 
 @pytest.fixture
-def env(own_database, config, clock):
+def env(own_database, config):
+    """An env on the real clock: the servers and schedulers these tests start run on it,
+    and games made on the frozen clock's day would be days late to them (a scheduler
+    timed them out while the test waited for their other mail)."""
+    from pbem.clock import SystemClock
     from pbem.services.env import Env
     from pbem.store.db import Database
 
     db = Database(own_database)
-    yield Env(config=config.with_(database_url=own_database), db=db, clock=clock)
+    yield Env(config=config.with_(database_url=own_database), db=db, clock=SystemClock())
     db.dispose()
 
 
