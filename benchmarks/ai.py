@@ -53,27 +53,31 @@ PLAYERS: dict[str, Player] = {
 }
 
 
-def play_match(a: str, b: str, seed: bytes, a_seat: int, rnd_seed: int) -> tuple[int, list[float]]:
-    """Play ``a`` (in ``a_seat``) against ``b``; 1 if ``a`` wins, and ``a``'s seconds per move."""
+Timing = tuple[float, float]  # one move's wall-clock and CPU seconds
+
+
+def play_match(a: str, b: str, seed: bytes, a_seat: int, rnd_seed: int) -> tuple[int, list[Timing]]:
+    """Play ``a`` (in ``a_seat``) against ``b``; 1 if ``a`` wins, and ``a``'s wall-clock and
+    CPU seconds per move (the CPU figure holds when other work shares the cores)."""
     rnd = random.Random(rnd_seed)
     match = Match.new(seed, 0)
     names = {a_seat: a, 1 - a_seat: b}
     round_moves: list[Move] = []
-    times: list[float] = []
+    times: list[Timing] = []
     while not match.is_over:
         seat = match.to_move
         assert seat is not None
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         move = PLAYERS[names[seat]](match, seat, round_moves, rnd)
         if seat == a_seat:
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
         number = match.round_number
         match = match.apply(move)
         round_moves = [] if match.round_number != number else [*round_moves, move]
     return int(match.winner == a_seat), times
 
 
-def _job(args: tuple[str, str, int]) -> tuple[int, list[float]]:
+def _job(args: tuple[str, str, int]) -> tuple[int, list[Timing]]:
     a, b, i = args
     seed = random.Random(f"pair {i // 2}").randbytes(32)
     return play_match(a, b, seed, i % 2, i)
@@ -89,7 +93,7 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def duel(pool, a: str, b: str, matches: int) -> list[float]:
+def duel(pool, a: str, b: str, matches: int) -> list[Timing]:
     start = time.perf_counter()
     results = pool.map(_job, [(a, b, i) for i in range(matches)], chunksize=1)
     wins = sum(w for w, _ in results)
@@ -177,17 +181,19 @@ def main() -> None:
     args = parser.parse_args()
     duels = args.duels.split(",")
     with multiprocessing.Pool(args.workers) as pool:
-        times: list[float] = []
+        times: list[Timing] = []
         if "random" in duels:
             times += duel(pool, "normal", "random", args.matches)
         if "greedy" in duels:
             times += duel(pool, "normal", "greedy", args.matches)
-        if times:
-            print(
-                f"normal, seconds per move: median {statistics.median(times):.3f}, "
-                f"mean {statistics.fmean(times):.3f}, max {max(times):.3f} "
-                f"({len(times)} moves, {args.workers} matches at once)"
-            )
+        for kind, column in (("wall-clock", 0), ("CPU", 1)):
+            seconds = [t[column] for t in times]
+            if seconds:
+                print(
+                    f"normal, {kind} seconds per move: median {statistics.median(seconds):.3f}, "
+                    f"mean {statistics.fmean(seconds):.3f}, max {max(seconds):.3f} "
+                    f"({len(seconds)} moves, {args.workers} matches at once)"
+                )
         if "strong" in duels:
             duel(pool, "strong", "normal", args.strong_matches or args.matches)
     if "analysis" in duels:
