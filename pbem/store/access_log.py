@@ -30,8 +30,12 @@ def append(
     user_agent: str | None = None,
     detail: str | None = None,
 ) -> None:
-    """Log one use of a key (a plain INSERT: one per request, no ORM bookkeeping)."""
-    session.execute(
+    """Log one use of a key (a plain INSERT: one per request, no ORM bookkeeping).
+
+    Sent on the session's connection: the session's own ``execute`` only adds its
+    ORM dispatch, which a Core INSERT does not use.
+    """
+    session.connection().execute(
         INSERT,
         dict(
             game_id=game_id,

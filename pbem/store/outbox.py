@@ -43,7 +43,7 @@ def queue_all(session: Session, messages: list[dict[str, Any]]) -> None:
     """
     messages = [m for m in messages if not undeliverable(m["to_addr"])]
     if messages:
-        session.execute(INSERT, messages)
+        session.connection().execute(INSERT, messages)
 
 
 def queued(session: Session, dedupe_key: str) -> bool:

@@ -14,13 +14,15 @@ its backend to get a core. So:
   pipeline mode), and an autocommit session (``Database.autocommit``) sends no BEGIN;
 - a rollback with nothing sent and nothing open sends nothing (``PipelinedConnection``);
 - a pooled connection is pinged before use only after it has lain idle
-  (``PING_IDLE_AFTER``).
+  (``PING_IDLE_AFTER``);
+- a cursor's description builds its columns only when they are read (``_Cursor``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -35,6 +37,54 @@ from sqlalchemy.orm import Session
 PING_IDLE_AFTER = 5.0
 
 IDLE = pq.TransactionStatus.IDLE
+_TUPLES = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.SINGLE_TUPLE, pq.ExecStatus.TUPLES_CHUNK)
+
+
+class _Fields:
+    """What a ``psycopg.Column`` reads of its cursor, as it was when described."""
+
+    __slots__ = ("_encoding", "adapters", "pgresult")
+
+    def __init__(self, cursor: psycopg.Cursor[Any]) -> None:
+        self.pgresult = cursor.pgresult
+        self._encoding = cursor._encoding
+        self.adapters = cursor.adapters
+
+
+class _Description(Sequence[psycopg.Column]):
+    """A result's description, its ``Column`` objects built when first read.
+
+    SQLAlchemy asks for the description of every statement's result, but reads its
+    columns only the first time a statement runs (then keeps the result's layout with
+    the compiled statement). psycopg built a ``Column`` per field every time: 37 for a
+    game with its seats, a few percent of a move's instructions.
+    """
+
+    __slots__ = ("_columns", "_count", "_fields")
+
+    def __init__(self, cursor: psycopg.Cursor[Any], count: int) -> None:
+        self._fields, self._count = _Fields(cursor), count
+        self._columns: list[psycopg.Column] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        if self._columns is None:
+            fields = self._fields
+            self._columns = [psycopg.Column(fields, i) for i in range(self._count)]  # type: ignore[arg-type]
+        return self._columns[index]
+
+
+class _Cursor(psycopg.Cursor[Any]):
+    """psycopg's cursor, with the description above (the same columns, read lazily)."""
+
+    @property
+    def description(self) -> Any:
+        result = self.pgresult
+        if result and (result.nfields or result.status in _TUPLES):
+            return _Description(self, result.nfields)
+        return None
 
 
 class PipelinedConnection(psycopg.Connection[Any]):
@@ -50,6 +100,7 @@ class PipelinedConnection(psycopg.Connection[Any]):
     _entered: contextlib.AbstractContextManager[psycopg.Pipeline] | None = None
 
     def pipelined(self) -> None:
+        self.cursor_factory = _Cursor
         if psycopg.Pipeline.is_supported():  # else (libpq older than 14) one round trip each
             self._entered = self.pipeline()
             self._mode = self._entered.__enter__()

@@ -26,6 +26,29 @@ from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import api, csrf, dev, download, fragments, inputs, locale, pages, players, replay, seat
 from .redact import RedactTokens
+from .sessions import KeptSerializerInterface
+
+#: Sent with every answer unless the view set them (lowered name, name, value).
+_SECURITY_HEADERS = tuple(
+    (name.lower(), name, value)
+    for name, value in (
+        (
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        ),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),  # links carry seat tokens
+        ("X-Frame-Options", "DENY"),
+    )
+)
+_HSTS = (
+    (
+        "strict-transport-security",
+        "Strict-Transport-Security",
+        "max-age=31536000; includeSubDomains",
+    ),
+)
 
 
 def create_app(
@@ -61,6 +84,7 @@ def create_app(
         PBEM_DEV=config.dev_mode,
     )
     app.extensions["pbem"] = env
+    app.session_interface = KeptSerializerInterface()
     # every route's number and text segment is bounded as the URL is matched
     app.url_map.converters.update(int=inputs.BoundedInt, default=inputs.BoundedString)
     register_filters(app.jinja_env)
@@ -89,22 +113,20 @@ def create_app(
         if request.method == "POST" and not request.path.startswith("/api/"):
             csrf.check()
 
+    security = _SECURITY_HEADERS if config.dev_mode else _SECURITY_HEADERS + _HSTS
+
     @app.after_request
     def _headers(response: Any) -> Any:
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-            "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-        )
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")  # links carry seat tokens
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        if not config.dev_mode:
-            response.headers.setdefault(
-                "Strict-Transport-Security", "max-age=31536000; includeSubDomains"
-            )
-        if request.path.startswith("/s/") or request.path.startswith("/api/"):
-            response.headers["Cache-Control"] = "no-store"
+        # Each header unless the view set it already: one pass over the headers, where
+        # a ``setdefault`` apiece scanned them all again, lowering every name each time.
+        headers = response.headers
+        present = {name.lower() for name, _value in headers}
+        for lowered, name, value in security:
+            if lowered not in present:
+                headers.add(name, value)
+        path = request.path
+        if path.startswith("/s/") or path.startswith("/api/"):
+            headers["Cache-Control"] = "no-store"
         return response
 
     @app.errorhandler(ServiceError)

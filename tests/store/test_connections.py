@@ -205,3 +205,33 @@ def test_an_autocommit_block_answers_for_its_last_insert(database, env):
         session.execute(INSERT_ACCESS, access_row(env, game_id, "here"))
     with database.read() as session:
         assert session.scalar(select(func.count()).where(AccessLog.action == "here")) == 1
+
+
+def test_a_description_read_late_is_the_one_psycopg_builds(own_db):
+    """The description's columns are built only when read (``postgresql._Cursor``): the
+    same names, types and sizes as psycopg's own, even read after the next statement."""
+    sql = "SELECT 1 AS one, 'x'::varchar(5) AS two, now() AS three"
+    with own_db.engine.connect() as connection:
+        dbapi_connection = connection.connection.dbapi_connection
+        cursor = dbapi_connection.cursor()
+        assert isinstance(cursor, postgresql._Cursor)
+
+        def run(on, statement):  # in pipeline mode: wait for its answer
+            on.execute(statement)
+            dbapi_connection.answer()
+
+        run(cursor, sql)
+        late = cursor.description
+        plain = postgresql.psycopg.Cursor(dbapi_connection)
+        run(plain, sql)
+        expected = [tuple(column) for column in plain.description]
+        run(cursor, "SELECT 2 AS other")  # the late one still describes the first result
+        assert [tuple(column) for column in late] == expected
+        assert [column.name for column in late] == ["one", "two", "three"]
+        assert len(late) == 3 and late[-1].name == "three"
+        run(cursor, "SELECT")  # tuples, no fields: an empty description, not None
+        assert cursor.description is not None and len(cursor.description) == 0
+        run(cursor, "SET TIME ZONE 'UTC'")
+        assert cursor.description is None
+        plain.close()
+        cursor.close()
