@@ -37,7 +37,15 @@ from sqlalchemy.orm import Session
 PING_IDLE_AFTER = 5.0
 
 IDLE = pq.TransactionStatus.IDLE
-_TUPLES = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.SINGLE_TUPLE, pq.ExecStatus.TUPLES_CHUNK)
+_TUPLES = tuple(
+    getattr(pq.ExecStatus, name)
+    for name in ("TUPLES_OK", "SINGLE_TUPLE", "TUPLES_CHUNK")  # TUPLES_CHUNK: psycopg 3.2+
+    if hasattr(pq.ExecStatus, name)
+)
+
+#: ``_Cursor`` reads what psycopg's ``Column`` reads of a cursor, ``_encoding`` among it (a
+#: private name); a psycopg without it keeps its own cursor, only slower.
+LAZY_DESCRIPTIONS = hasattr(psycopg.Cursor, "_encoding")
 
 
 class _Fields:
@@ -100,7 +108,8 @@ class PipelinedConnection(psycopg.Connection[Any]):
     _entered: contextlib.AbstractContextManager[psycopg.Pipeline] | None = None
 
     def pipelined(self) -> None:
-        self.cursor_factory = _Cursor
+        if LAZY_DESCRIPTIONS:
+            self.cursor_factory = _Cursor
         if psycopg.Pipeline.is_supported():  # else (libpq older than 14) one round trip each
             self._entered = self.pipeline()
             self._mode = self._entered.__enter__()

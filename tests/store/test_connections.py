@@ -214,6 +214,7 @@ def test_a_description_read_late_is_the_one_psycopg_builds(own_db):
     with own_db.engine.connect() as connection:
         dbapi_connection = connection.connection.dbapi_connection
         cursor = dbapi_connection.cursor()
+        assert postgresql.LAZY_DESCRIPTIONS  # the psycopg in use still has what _Cursor reads
         assert isinstance(cursor, postgresql._Cursor)
 
         def run(on, statement):  # in pipeline mode: wait for its answer
