@@ -206,6 +206,33 @@ def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(fres
         db.dispose()
 
 
+def _old_game_with_two_seats(
+    c, public_id: str, now: datetime, second_seat: tuple[str, str]
+) -> None:
+    """A waiting game with Ada (mail each, English) and Bo (``second_seat``: mail mode and
+    language), written with the columns every migration since 0010 has."""
+    c.execute(
+        text(
+            "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
+            " status, days_per_move, reminder_after_hours, reminder_every_hours,"
+            " timeout_action, vacation_days) VALUES (:p, :t, 'jaipur/1',"
+            " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
+        ),
+        {"p": public_id, "t": now, "c": "ab" * 32},
+    )
+    game_id = c.execute(
+        text("SELECT id FROM games WHERE public_id = :p"), {"p": public_id}
+    ).scalar_one()
+    c.execute(
+        text(
+            "INSERT INTO seats (game_id, seat, name, email, key_version, mail_mode,"
+            " language, timezone) VALUES (:g, 0, 'Ada', 'ada@example.test', 1, 'each',"
+            " 'en', 'UTC'), (:g, 1, 'Bo', 'bo@example.test', 1, :mode, :language, 'UTC')"
+        ),
+        {"g": game_id, "mode": second_seat[0], "language": second_seat[1]},
+    )
+
+
 def test_0011_gives_existing_seats_and_players_the_default_receipts(fresh_database):
     """Receipts of one's own moves become a setting: rows from before 0011 take the
     default ("replies": a receipt only of a move mailed in), and 0011 goes down again."""
@@ -214,24 +241,7 @@ def test_0011_gives_existing_seats_and_players_the_default_receipts(fresh_databa
     try:
         migrate.upgrade(db.engine, "0010")
         with db.engine.begin() as c:
-            c.execute(
-                text(
-                    "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
-                    " status, days_per_move, reminder_after_hours, reminder_every_hours,"
-                    " timeout_action, vacation_days) VALUES ('old1', :t, 'jaipur/1',"
-                    " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
-                ),
-                {"t": now, "c": "ab" * 32},
-            )
-            game_id = c.execute(text("SELECT id FROM games")).scalar_one()
-            c.execute(
-                text(
-                    "INSERT INTO seats (game_id, seat, name, email, key_version, mail_mode,"
-                    " language, timezone) VALUES (:g, 0, 'Ada', 'ada@example.test', 1, 'each',"
-                    " 'en', 'UTC'), (:g, 1, 'Bo', 'bo@example.test', 1, 'digest', 'de', 'UTC')"
-                ),
-                {"g": game_id},
-            )
+            _old_game_with_two_seats(c, "old1", now, second_seat=("digest", "de"))
             c.execute(
                 text(
                     "INSERT INTO players (public_id, email, display_name, created_at,"
@@ -265,24 +275,7 @@ def test_0012_adds_the_computers_level_to_seats_empty_for_people(fresh_database)
     try:
         migrate.upgrade(db.engine, "0011")
         with db.engine.begin() as c:
-            c.execute(
-                text(
-                    "INSERT INTO games (public_id, created_at, rules, engine, commitment, seed,"
-                    " status, days_per_move, reminder_after_hours, reminder_every_hours,"
-                    " timeout_action, vacation_days) VALUES ('old2', :t, 'jaipur/1',"
-                    " 'pbem-engine/1', :c, '', 'waiting', NULL, 24, 48, 'claim', 10)"
-                ),
-                {"t": now, "c": "ab" * 32},
-            )
-            game_id = c.execute(text("SELECT id FROM games")).scalar_one()
-            c.execute(
-                text(
-                    "INSERT INTO seats (game_id, seat, name, email, key_version, mail_mode,"
-                    " language, timezone) VALUES (:g, 0, 'Ada', 'ada@example.test', 1, 'each',"
-                    " 'en', 'UTC'), (:g, 1, 'Bo', 'bo@example.test', 1, 'each', 'en', 'UTC')"
-                ),
-                {"g": game_id},
-            )
+            _old_game_with_two_seats(c, "old2", now, second_seat=("each", "en"))
         migrate.upgrade(db.engine, "0012")
         with db.engine.begin() as c:
             assert [r[0] for r in c.execute(text("SELECT bot FROM seats"))] == [None, None]
