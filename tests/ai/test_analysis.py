@@ -134,6 +134,7 @@ def test_the_analysis_cannot_cheat() -> None:
         assert va == vb
 
 
+@pytest.mark.slow  # a whole match searched or judged: seconds on its own
 def test_a_careless_game_has_marked_moves() -> None:
     """A game played partly at random has moves marked, each with a better move named."""
     states, moves = _game(seed=5, length=60)

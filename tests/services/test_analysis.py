@@ -91,6 +91,7 @@ def test_the_job_judges_a_finished_game_a_slice_at_a_time(env):
     assert "analysis" not in records.export_record(env, public_id)
 
 
+@pytest.mark.slow  # a whole match searched or judged: seconds on its own
 def test_computing_it_again_gives_the_same_verdicts(env):
     public_id = _finished(env, 4)
     assert analysis.recompute(env, [public_id]) == [public_id]

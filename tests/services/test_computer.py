@@ -92,6 +92,7 @@ def test_a_level_must_be_one_of_the_three(env):
         computer.start(env, person(), "grandmaster", contribution=ENTROPY)
 
 
+@pytest.mark.slow  # a whole match searched or judged: seconds on its own
 def test_a_whole_match_the_computer_moving_through_the_use_case(env):
     created = computer.start(env, person("whole@example.test"), "easy", contribution=ENTROPY)
     play_out(env, created.tokens[0])
@@ -124,6 +125,7 @@ def test_a_whole_match_the_computer_moving_through_the_use_case(env):
     assert records.verify_game(env, created.public_id).ok
 
 
+@pytest.mark.slow  # a whole match searched or judged: seconds on its own
 def test_each_computer_move_is_reproducible_from_the_seed_and_its_view(env):
     created = computer.start(env, person("again@example.test"), "normal", contribution=ENTROPY)
     play_out(env, created.tokens[0], seed=4, stop_after=12)

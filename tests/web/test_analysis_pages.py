@@ -72,6 +72,7 @@ def test_the_replay_shows_the_verdict_marks_counts_and_graph(client, analysed):
     assert 'class="verdict' not in last
 
 
+@pytest.mark.slow  # a whole match searched or judged: seconds on its own
 def test_a_marked_move_names_the_better_one(client, module_env):
     """A labelled verdict reads "Blunder ?? · better: take gold: 28% → 58%"."""
     public_id = _finished(module_env, 8)

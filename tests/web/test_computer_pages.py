@@ -91,7 +91,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     me = client.get("/me")
     assert 'action="/me/computer"' in me.text
     answer = client.post(
-        "/me/computer", data={"csrf_token": csrf_of(me.text), "level": "strong", "entropy": ENTROPY}
+        "/me/computer", data={"csrf_token": csrf_of(me.text), "level": "easy", "entropy": ENTROPY}
     )
     assert answer.status_code == 303
     path = seat_path(answer.headers["Location"])
@@ -103,30 +103,30 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page.text
     assert "/static/computer.js" in page.text
     api = client.get("/api/seat", headers={"Authorization": f"Bearer {token}"}).get_json()
-    assert api["computer"] == {"seat": 1, "level": "strong", "thinking": True}
+    assert api["computer"] == {"seat": 1, "level": "easy", "thinking": True}
     computer.computer_moves(env)
     page = client.get(path)
     assert "The computer is thinking…" not in page.text and "computer.js" not in page.text
     api = client.get("/api/seat", headers={"Authorization": f"Bearer {token}"}).get_json()
-    assert api["computer"] == {"seat": 1, "level": "strong", "thinking": False}
+    assert api["computer"] == {"seat": 1, "level": "easy", "thinking": False}
     mine = client.get("/me")
-    assert MARK % "strong" in mine.text
+    assert MARK % "easy" in mine.text
     public_id = api["game"]
-    assert MARK % "strong" in client.get(f"/g/{public_id}").text
+    assert MARK % "easy" in client.get(f"/g/{public_id}").text
     # the end: "Play the computer again", never the rematch of two people
     moves.resign(env, token, api["next_n"], log.Client())
     over = client.get(path)
     assert "Play the computer again" in over.text and "/rematch" not in over.text
-    assert MARK % "strong" in client.get(f"/g/{public_id}/replay").text
-    assert MARK % "strong" in client.get(f"{path}/replay").text
+    assert MARK % "easy" in client.get(f"/g/{public_id}/replay").text
+    assert MARK % "easy" in client.get(f"{path}/replay").text
     again = client.post(
         f"{path}/computer-again", data={"csrf_token": csrf_of(over.text), "entropy": ENTROPY}
     )
     assert again.status_code == 303
     new_path = seat_path(again.headers["Location"])
-    assert new_path != path and MARK % "strong" in client.get(new_path).text
+    assert new_path != path and MARK % "easy" in client.get(new_path).text
     player = re.search(r'href="(/p/[a-z0-9]+)"', mine.text).group(1)
-    assert MARK % "strong" in client.get(player).text
+    assert MARK % "easy" in client.get(player).text
 
 
 def test_the_computers_seat_link_opens_nothing(client, env):
