@@ -93,9 +93,22 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def duel(pool, a: str, b: str, matches: int) -> list[Timing]:
+def duel(pool, a: str, b: str, matches: int, every: int = 20) -> list[Timing]:
+    """``matches`` matches of ``a`` against ``b``; a running tally every ``every`` pairs'
+    worth, so that a long duel cut short still tells what it had found."""
     start = time.perf_counter()
-    results = pool.map(_job, [(a, b, i) for i in range(matches)], chunksize=1)
+    results: list[tuple[int, list[Timing]]] = []
+    for result in pool.imap(_job, [(a, b, i) for i in range(matches)], chunksize=1):
+        results.append(result)
+        done = len(results)
+        if done % every == 0 and done < matches:
+            won = sum(w for w, _ in results)
+            low, high = wilson(won, done)
+            print(
+                f"  … {a} vs {b}: {won}/{done} (Wilson {100 * low:.1f}–{100 * high:.1f} %) "
+                f"[{time.perf_counter() - start:.0f} s]",
+                flush=True,
+            )
     wins = sum(w for w, _ in results)
     low, high = wilson(wins, matches)
     times = [t for _, ts in results for t in ts]
