@@ -190,13 +190,15 @@ class AnalyseReport:
 
 def analyse(env: Env, budget: int | None = None) -> AnalyseReport:
     """The scheduler's job: judge up to ``budget`` moves (``Config.analysis_moves``) of the
-    finished games waiting for their analysis, oldest first."""
+    finished games waiting for their analysis, oldest first; then, with the time left
+    over, those analysed by an older method (``VERSION``), so that a better method
+    reaches the old games by itself."""
     left = env.config.analysis_moves if budget is None else budget
     report = AnalyseReport()
     tried: set[int] = set()
     while left > 0:
         with env.db.read() as session:
-            ids = [i for i in rows.waiting(session, len(tried) + 8) if i not in tried]
+            ids = [i for i in rows.waiting(session, len(tried) + 8, VERSION) if i not in tried]
         if not ids:
             break
         for game_id in ids:
@@ -218,17 +220,24 @@ def analyse_slice(env: Env, game_id: int, budget: int, report: AnalyseReport | N
         replay = from_game(game, log_rows(session, game))
         row = rows.of_game(session, game_id)
         progress = row.progress if row is not None else 0
-        started = row is not None
+        version = row.version if row is not None else None
     if replay.broken or not replay.finished:
         return 0  # a log that stopped verifying is flagged, and never judged
+    if version is not None and version > VERSION:
+        return 0  # made by a newer method: the newer workers' to finish, never mixed
     total = len(replay.moves)
-    if not started:
+    if version is None or version < VERSION:
+        # not begun, or by an older method: its verdicts are dropped, not mixed with new
         try:
             with rows.racing(), env.db.write() as session:
-                rows.start(session, game_id, total, VERSION, env.clock.now())
+                if version is None:
+                    rows.start(session, game_id, total, VERSION, env.clock.now())
+                else:
+                    rows.restart(session, game_id, version, total, VERSION, env.clock.now())
         except rows.AnalysisRace:
             report.races += 1
             return 0
+        progress = 0
     stop = min(total, progress + budget)
     moves = [jaipur.parse_move(m.move) for m in replay.moves]
     judged = [_judge(replay, moves, i) for i in range(progress, stop)]

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import case, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -44,17 +44,19 @@ def racing() -> Iterator[None]:
         raise AnalysisRace() from None
 
 
-def waiting(session: Session, limit: int) -> list[int]:
-    """Finished games, not flagged, whose analysis is missing or unfinished, oldest first."""
+def waiting(session: Session, limit: int, version: int) -> list[int]:
+    """Finished games, not flagged, whose analysis is missing, unfinished or made by a
+    method older than ``version``: the stale ones last, each kind oldest first."""
+    stale = Analysis.version < version
     query = (
         select(Game.id)
         .outerjoin(Analysis, Analysis.game_id == Game.id)
         .where(
             Game.status == Status.FINISHED.value,
             Game.integrity_error.is_(None),
-            (Analysis.game_id.is_(None)) | (Analysis.status != DONE),
+            (Analysis.game_id.is_(None)) | (Analysis.status != DONE) | stale,
         )
-        .order_by(Game.finished_at, Game.id)
+        .order_by(case((stale, 1), else_=0), Game.finished_at, Game.id)
         .limit(limit)
     )
     return list(session.scalars(query))
@@ -85,6 +87,30 @@ def start(session: Session, game_id: int, total: int, version: int, now: datetim
                 finished_at=None,
             ),
         )
+        session.flush()
+
+
+def restart(
+    session: Session, game_id: int, old: int, total: int, version: int, now: datetime
+) -> None:
+    """Begin again at move 0 an analysis made by the older method ``old``, its verdicts
+    dropped (``AnalysisRace`` if another worker restarted it first)."""
+    with racing():
+        done = session.execute(
+            update(Analysis)
+            .where(Analysis.game_id == game_id, Analysis.version == old)
+            .values(
+                status=RUNNING,
+                progress=0,
+                total=total,
+                version=version,
+                started_at=now,
+                finished_at=None,
+            )
+        )
+        if done.rowcount != 1:  # type: ignore[attr-defined]
+            raise AnalysisRace()
+        session.execute(delete(AnalysisMove).where(AnalysisMove.game_id == game_id))
         session.flush()
 
 

@@ -127,6 +127,35 @@ def test_a_racing_worker_loses_its_slice_and_nothing_else(env, monkeypatch):
     assert shown is not None and shown.progress == 1 and sorted(shown.moves) == [1]
 
 
+def test_a_better_method_reaches_the_old_games_by_itself(env, monkeypatch):
+    public_id = _finished(env, 2)
+    game_id = _game_id(env, public_id)
+    while analysis.analyse(env, 50):
+        pass
+    first = _shown(env, public_id)
+    assert first is not None and first.done and first.version == analysis.VERSION
+
+    monkeypatch.setattr(analysis, "VERSION", analysis.VERSION + 1)  # the method changed
+    assert analysis.analyse_slice(env, game_id, 1) == 1
+    shown = _shown(env, public_id)
+    assert shown is not None and shown.version == analysis.VERSION
+    assert (shown.status, shown.progress, sorted(shown.moves)) == ("running", 1, [1])
+    while analysis.analyse(env, 50):
+        pass
+    again = _shown(env, public_id)
+    assert again is not None and again.done and again.version == analysis.VERSION
+    assert again.moves.keys() == first.moves.keys()
+
+    monkeypatch.undo()  # an older worker (a rollback) leaves the newer analysis alone
+    with env.db.write() as session:
+        analysis_rows.forget(session, game_id)
+        analysis_rows.start(session, game_id, 3, analysis.VERSION + 1, env.clock.now())
+    assert analysis.analyse_slice(env, game_id, 3) == 0
+    with env.db.read() as session:
+        row = analysis_rows.of_game(session, game_id)
+        assert row is not None and row.version == analysis.VERSION + 1 and row.progress == 0
+
+
 def test_a_flagged_game_is_not_judged(env):
     public_id = _finished(env, 2)
     game_id = _game_id(env, public_id)
@@ -136,7 +165,7 @@ def test_a_flagged_game_is_not_judged(env):
         game.integrity_error = "test: the log was altered"
     assert analysis.analyse_slice(env, game_id, 10) == 0
     with env.db.read() as session:
-        assert game_id not in analysis_rows.waiting(session, 1000)
+        assert game_id not in analysis_rows.waiting(session, 1000, analysis.VERSION)
 
 
 @pytest.mark.slow

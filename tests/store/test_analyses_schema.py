@@ -44,19 +44,19 @@ def _judged(n: int) -> dict[str, object]:
 def test_a_finished_game_waits_until_its_analysis_is_done(env):
     game_id = _finished(env)
     with env.db.read() as session:
-        assert game_id in analyses.waiting(session, 1000)
+        assert game_id in analyses.waiting(session, 1000, 1)
     with env.db.write() as session:
         analyses.start(session, game_id, 2, 1, NOW)
     with env.db.write() as session:
         analyses.store(session, game_id, [_judged(1)], 0, NOW)
     with env.db.read() as session:
-        assert game_id in analyses.waiting(session, 1000)  # 1 of 2
+        assert game_id in analyses.waiting(session, 1000, 1)  # 1 of 2
         row = analyses.of_game(session, game_id)
         assert row is not None and (row.status, row.progress) == ("running", 1)
     with env.db.write() as session:
         analyses.store(session, game_id, [_judged(2)], 1, NOW)
     with env.db.read() as session:
-        assert game_id not in analyses.waiting(session, 1000)
+        assert game_id not in analyses.waiting(session, 1000, 1)
         row = analyses.of_game(session, game_id)
         assert row is not None and row.status == "done" and row.finished_at is not None
         assert [m.n for m in analyses.judged(session, game_id)] == [1, 2]
@@ -65,7 +65,7 @@ def test_a_finished_game_waits_until_its_analysis_is_done(env):
     with env.db.read() as session:
         assert analyses.of_game(session, game_id) is None
         assert analyses.judged(session, game_id) == []
-        assert game_id in analyses.waiting(session, 1000)
+        assert game_id in analyses.waiting(session, 1000, 1)
 
 
 def test_two_workers_racing_on_a_game_collide_on_its_keys(env):
@@ -91,3 +91,37 @@ def test_two_workers_racing_on_a_game_collide_on_its_keys(env):
         )
         row = analyses.of_game(session, game_id)
         assert row is not None and row.progress == 1
+
+
+def test_an_analysis_by_an_older_method_waits_again_and_restarts_once(env):
+    game_id = _finished(env)
+    with env.db.write() as session:
+        analyses.start(session, game_id, 1, 1, NOW)
+    with env.db.write() as session:
+        analyses.store(session, game_id, [_judged(1)], 0, NOW)
+    with env.db.read() as session:
+        assert game_id not in analyses.waiting(session, 1000, 1)
+        assert game_id in analyses.waiting(session, 1000, 2)  # method 2 came
+    with env.db.write() as session:
+        analyses.restart(session, game_id, 1, 1, 2, NOW)
+    with env.db.read() as session:
+        row = analyses.of_game(session, game_id)
+        assert row is not None and (row.status, row.progress, row.version) == ("running", 0, 2)
+        assert row.finished_at is None and analyses.judged(session, game_id) == []
+    # a second worker that read version 1 too: refused, the first one's restart kept
+    with pytest.raises(analyses.AnalysisRace), analyses.racing(), env.db.write() as session:
+        analyses.restart(session, game_id, 1, 1, 2, NOW)
+    with env.db.read() as session:
+        row = analyses.of_game(session, game_id)
+        assert row is not None and row.version == 2
+
+
+def test_stale_analyses_come_after_every_missing_one(env):
+    stale = _finished(env)
+    with env.db.write() as session:
+        analyses.start(session, stale, 1, 1, NOW)
+        analyses.store(session, stale, [_judged(1)], 0, NOW)
+    fresh = _finished(env)  # finished later, but never analysed
+    with env.db.read() as session:
+        order = analyses.waiting(session, 1000, 2)
+    assert order.index(fresh) < order.index(stale)
