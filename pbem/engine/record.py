@@ -22,7 +22,7 @@ from typing import Any
 from . import names, rng
 from .errors import MoveError
 from .match import Match
-from .moves import Move
+from .moves import Claim, Move, Timeout
 from .notation import parse_move
 from .position import canonical_json, canonical_position
 
@@ -134,7 +134,9 @@ class LoggedMove:
     position: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": self.n, "seat": self.seat, "move": self.move, "at": self.at}
+        out: dict[str, Any] = {"n": self.n, "seat": self.seat, "move": self.move}
+        if self.at is not None:  # a version-1 file from another tool may have none
+            out["at"] = self.at
         if self.hash is not None:
             out["hash"] = self.hash
         if self.position is not None:
@@ -202,12 +204,17 @@ class Record:
             "commitment": self.commitment,
             "seed": self.seed,
         }
+        # a version-1 file from another tool may lack these: left out, never null (§4.7)
+        for key in ("engine", "game_id", "commitment"):
+            if out[key] is None:
+                del out[key]
         if self.server_seed is not None:
             out["server_seed"] = self.server_seed
         if self.contributions is not None:
             out["contributions"] = list(self.contributions)
         out["first_player"] = self.first_player
-        out["created_at"] = self.created_at
+        if self.created_at is not None:
+            out["created_at"] = self.created_at
         out["moves"] = [m.to_json() for m in self.moves]
         if self.result is not None:
             out["result"] = self.result
@@ -239,9 +246,13 @@ def _bounded_int(text: str) -> int:
 
 
 def _bounded_float(text: str) -> float:
-    value = float(text) if len(text) <= 2 * MAX_NUMBER_DIGITS else math.inf
+    """A number with a fraction or an exponent: at most 40 characters, and finite as a
+    64-bit float (``1e999`` is not: JSON has no infinity to write it back as)."""
+    if len(text) > 2 * MAX_NUMBER_DIGITS:
+        raise RecordError(f"a number longer than {2 * MAX_NUMBER_DIGITS} characters")
+    value = float(text)
     if not math.isfinite(value):
-        raise RecordError(f"the number {text[:24]} is too long or too large")
+        raise RecordError(f"the number {text[:24]} is too large for a 64-bit float")
     return value
 
 
@@ -267,7 +278,15 @@ def _check_depth(value: Any, depth: int = 1) -> None:
 
 def strict_json(data: str | bytes) -> Any:
     """Parse JSON as a record file must be: no duplicate keys, no NaN, bounded numbers and
-    nesting; ``RecordError`` otherwise, never another exception."""
+    nesting; ``RecordError`` otherwise, never another exception.
+
+    Bytes are UTF-8 (a byte order mark at the start is skipped): ``json.loads`` would
+    also take UTF-16 and UTF-32, which the format does not allow (§4.7)."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"not UTF-8: {exc.reason} at byte {exc.start}") from None
     try:
         parsed = json.loads(
             data,
@@ -333,6 +352,29 @@ def _text(value: Any, what: str) -> str | None:
     return value
 
 
+#: Fields that are absent or of their type, never null (§4.7): ``seed``, ``first_player``
+#: and an entry's ``seat`` are the only ones a record may set to null.
+_NEVER_NULL = (
+    "rules",
+    "tie_policy",
+    "engine",
+    "game_id",
+    "players",
+    "commitment",
+    "server_seed",
+    "contributions",
+    "created_at",
+    "moves",
+    "result",
+    "evidence",
+)
+_NEVER_NULL_IN_ENTRY = ("n", "move", "at", "hash", "position")
+
+
+def _null_field(fields: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    return next((k for k in names if k in fields and fields[k] is None), None)
+
+
 _KNOWN = frozenset(
     {
         "format",
@@ -369,6 +411,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
     if fmt not in RECORD_FORMATS:
         raise RecordError(f"not a jaipur-record/1 or /2 record (format is {fmt!r})")
     strict = fmt != RECORD_V1  # version 1 files were read leniently; they still are
+    null = _null_field(data, _NEVER_NULL)
+    if null is not None:
+        raise RecordError(f"'{null}' is null: a field a record does not have is left out")
     raw_moves = data.get("moves", [])
     if not isinstance(raw_moves, list):
         raise RecordError("'moves' must be a list")
@@ -376,6 +421,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
     for i, raw in enumerate(raw_moves, start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("move"), str):
             raise RecordError(f"move {i} has no 'move' text")
+        null = _null_field(raw, _NEVER_NULL_IN_ENTRY)
+        if null is not None:
+            raise RecordError(f"move {i}: '{null}' is null: a field it does not have is left out")
         for value in raw.values():
             if isinstance(value, dict | list):  # no field of a move is; an unknown one may be
                 _check_depth(value, 4)
@@ -405,7 +453,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
                 f"a contribution must be {rng.MIN_CONTRIBUTION_BYTES} to "
                 f"{rng.MAX_CONTRIBUTION_BYTES} bytes"
             )
-    players = data.get("players") or []
+    players = data.get("players", [])
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         raise RecordError("'players' must be a list of objects")
     for i, player in enumerate(players):
@@ -454,6 +502,18 @@ def read_record(path: str) -> Record:
 # ---------------------------------------------------------------- replaying
 
 
+def _seat_of(state: Match, move: Move, seat: int | None) -> int | None:
+    """The seat an entry is by. A version-1 file from another tool may leave it out where
+    only one seat can be meant (§4.3): a move of the card game or a timeout is the seat
+    to move's (the engine's default), a claim the waiting seat's. A resignation, which
+    either seat may make, keeps no seat and is refused."""
+    if seat is None and type(move) is Claim and state.to_move is not None:
+        return 1 - state.to_move
+    if seat is None and type(move) is Timeout:
+        return state.to_move
+    return seat
+
+
 def replay_states(
     seed: bytes, moves: Sequence[LoggedMove], first_player: int | None = None
 ) -> Iterator[Match]:
@@ -463,7 +523,7 @@ def replay_states(
     for entry in moves:
         try:
             move = parse_logged(entry.move)
-            state = state.apply(move, entry.seat)
+            state = state.apply(move, _seat_of(state, move, entry.seat))
         except MoveError as exc:
             raise ReplayError(entry.n, entry.move, exc) from None
         yield state
@@ -476,7 +536,8 @@ def replay_moves(
     state = Match.new(seed, first_player)
     for entry in moves:
         try:
-            state = state.apply(parse_logged(entry.move), entry.seat)
+            move = parse_logged(entry.move)
+            state = state.apply(move, _seat_of(state, move, entry.seat))
         except MoveError as exc:
             raise ReplayError(entry.n, entry.move, exc) from None
     return state

@@ -127,6 +127,19 @@ def _seed_checks(record: Record, seed: bytes) -> list[Check]:
     return checks
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: ``true`` is not ``1`` and ``70.0`` is not ``70`` (Python's
+    ``==`` says they are), and an object's keys must be the same, so that a ``null`` is
+    not taken for a field left out (§5.2)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def _evidence_check(record: Record) -> Check | None:
     """A dispute evidence file's block against the record it carries (§7)."""
     block = record.extra.get("evidence")
@@ -151,9 +164,14 @@ def _evidence_check(record: Record) -> Check | None:
         ("chain_hash", last.hash),
         ("position_hash", last.position),
     ):
-        if block.get(key) != logged:
+        given = block.get(key)
+        if key.endswith("_hash") and isinstance(given, str) and record.format == RECORD_V1:
+            given = given.lower()  # version 1 reads upper-case hex as the same bytes (§4.7)
+        if not same_json(given, logged):
             return fail(f"the evidence's {key} is not move {n}'s")
-    access = block.get("access_log", [])
+    if "access_log" not in block:
+        return fail("the evidence has no access log")
+    access = block["access_log"]
     if not isinstance(access, list) or not all(
         isinstance(a, dict) and isinstance(a.get("at"), str) and TIME.fullmatch(a["at"])
         for a in access
@@ -167,7 +185,11 @@ def _evidence_check(record: Record) -> Check | None:
 
 def _result_check(stored: dict[str, Any], computed: dict[str, Any]) -> Check:
     """The stored result must be the replay's, key for key (``resigned``, ``claimed`` too)."""
-    differ = sorted(k for k in stored.keys() | computed.keys() if stored.get(k) != computed.get(k))
+    differ = sorted(
+        k
+        for k in stored.keys() | computed.keys()
+        if k not in stored or k not in computed or not same_json(stored[k], computed[k])
+    )
     return Check(
         "result",
         not differ,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 import sys
 import unicodedata
@@ -325,12 +326,12 @@ class Match:
         if self.over:
             raise Illegal("the match is over")
         if move.kind == "resign":
-            if seat is None:  # READING: nothing says who resigned
+            if seat is None:  # §4.3: either seat may resign
                 raise Illegal("a resignation without its seat")
             self.over, self.winner, self.resigned, self.to_move = True, 1 - seat, seat, None
             return
         if move.kind == "timeout":
-            if seat is None:  # READING: a version-1 timeout without seat is the mover's
+            if seat is None:  # §4.3: a timeout without seat is the mover's
                 seat = self.to_move
             if seat != self.to_move:
                 raise Illegal("a timeout is for the seat to move")
@@ -339,7 +340,7 @@ class Match:
             self.late = seat
             return
         if move.kind == "claim":
-            if seat is None:  # READING: a version-1 claim without seat is the waiting seat's
+            if seat is None:  # §4.3: a claim without seat is the waiting seat's
                 seat = 1 - self.to_move
             if self.late is None or self.late == seat:
                 raise Illegal("the other seat is not late")
@@ -581,7 +582,10 @@ def _int(text: str) -> int:
 def _float(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
         raise NotARecord("a number of more than 40 characters")
-    return float(text)
+    value = float(text)
+    if math.isinf(value):  # §4.7: too large for a 64-bit float
+        raise NotARecord(f"{text} is too large for a 64-bit float")
+    return value
 
 
 def _constant(text: str) -> Any:
@@ -589,8 +593,7 @@ def _constant(text: str) -> Any:
 
 
 def parse_json(data: bytes) -> Any:
-    # READING: a UTF-8 byte order mark is skipped (RFC 8259 §8.1 lets a parser ignore it);
-    # the docs say only "UTF-8 JSON".
+    # §4.7: a UTF-8 byte order mark at the start is skipped
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -804,7 +807,7 @@ def check_evidence(rec: dict) -> None:
         value = norm(ev.get(ev_key)) if ev_key == "chain_hash" else ev.get(ev_key)
         if canonical_json(value) != canonical_json(last.get(entry_key)):
             raise CheckFailed("evidence", f"{ev_key} is not the last entry's {entry_key}")
-    # READING: a missing position_hash counts as null.
+    # §7.2: a missing position_hash counts as null.
     if canonical_json(norm(ev.get("position_hash"))) != canonical_json(last.get("position")):
         raise CheckFailed("evidence", "position_hash is not the last entry's position")
     log = ev.get("access_log")
