@@ -352,22 +352,6 @@ def _text(value: Any, what: str) -> str | None:
     return value
 
 
-#: Fields that are absent or of their type, never null (§4.7): ``seed``, ``first_player``
-#: and an entry's ``seat`` are the only ones a record may set to null.
-_NEVER_NULL = (
-    "rules",
-    "tie_policy",
-    "engine",
-    "game_id",
-    "players",
-    "commitment",
-    "server_seed",
-    "contributions",
-    "created_at",
-    "moves",
-    "result",
-    "evidence",
-)
 _NEVER_NULL_IN_ENTRY = ("n", "move", "at", "hash", "position")
 
 
@@ -393,6 +377,11 @@ _KNOWN = frozenset(
         "result",
     }
 )
+
+
+#: Fields that are absent or of their type, never null (§4.7): ``seed``, ``first_player``
+#: and an entry's ``seat`` are the only ones a record may set to null.
+_NEVER_NULL = tuple(sorted((_KNOWN - {"format", "seed", "first_player"}) | {"evidence"}))
 
 
 def load_record(data: str | bytes | dict[str, Any]) -> Record:

@@ -72,21 +72,17 @@ def of_game(session: Session, game_id: int) -> Analysis | None:
     return session.get(Analysis, game_id)
 
 
+def _begun(total: int, version: int, now: datetime) -> dict[str, Any]:
+    """The columns of an analysis begun at move 0."""
+    return dict(
+        status=RUNNING, progress=0, total=total, version=version, started_at=now, finished_at=None
+    )
+
+
 def start(session: Session, game_id: int, total: int, version: int, now: datetime) -> None:
     """Begin a game's analysis at move 0 (``AnalysisRace`` if another worker did)."""
     with racing():
-        session.execute(
-            insert(Analysis),
-            dict(
-                game_id=game_id,
-                status=RUNNING,
-                progress=0,
-                total=total,
-                version=version,
-                started_at=now,
-                finished_at=None,
-            ),
-        )
+        session.execute(insert(Analysis), dict(game_id=game_id, **_begun(total, version, now)))
         session.flush()
 
 
@@ -99,14 +95,7 @@ def restart(
         done = session.execute(
             update(Analysis)
             .where(Analysis.game_id == game_id, Analysis.version == old)
-            .values(
-                status=RUNNING,
-                progress=0,
-                total=total,
-                version=version,
-                started_at=now,
-                finished_at=None,
-            )
+            .values(**_begun(total, version, now))
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise AnalysisRace()
