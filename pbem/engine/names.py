@@ -72,6 +72,35 @@ def clean_name(raw: str) -> str:
     return name
 
 
+#: The categories no name may hold: control, format (bidi overrides, zero-width spaces,
+#: soft hyphens; the joiners excepted), surrogate, line and paragraph separator.
+_REFUSED_IN_RECORDS = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+def record_name_problem(raw: object) -> str | None:
+    """Why a name written in a record file cannot be shown, or None (record-format.md §4.2).
+
+    The rule ``clean_name`` holds names to, on the name as written, with two differences
+    a file read anywhere needs: a tab is a control character like any other (the server
+    turns it into a space before it keeps a name, so a record it wrote holds none), and an
+    unassigned code point passes (a reader on an older Unicode could not tell it from a
+    letter added since, and a record must read the same everywhere).
+    """
+    if not isinstance(raw, str):
+        return EMPTY
+    if any(ch not in _JOINERS and unicodedata.category(ch) in _REFUSED_IN_RECORDS for ch in raw):
+        return CONTROL
+    if not raw.strip():
+        return EMPTY
+    if len(raw) > MAX_LENGTH:
+        return TOO_LONG
+    if _ENCODED_WORD.search(raw):
+        return ENCODED_WORD
+    if "<" in raw or ">" in raw:
+        return ANGLE_BRACKETS
+    return None
+
+
 def name_problem(raw: str) -> str | None:
     """Why ``raw`` cannot be a name, or None."""
     try:

@@ -446,7 +446,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
     if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
         raise RecordError("'players' must be a list of objects")
     for i, player in enumerate(players):
-        problem = names.name_problem(player.get("name"))
+        problem = names.record_name_problem(player.get("name"))
         if problem is not None:  # a page shows it: the same rule as a name typed on the web
             raise RecordError(f"player {i}: the name is not usable ({problem.replace('_', ' ')})")
     result = data.get("result")

@@ -486,3 +486,26 @@ def test_a_version_1_evidence_hash_in_upper_case_is_the_same_bytes():
     data = _evidence(record, 9)
     data["evidence"]["chain_hash"] = data["evidence"]["chain_hash"].upper()
     assert verify(load_record(json.dumps(data))).ok
+
+
+@pytest.mark.parametrize(
+    ("name", "readable"),
+    [
+        ("علی\u200cرضا", True),  # a Persian name spelt with its zero-width non-joiner
+        ("🐪\u200d🐪", True),
+        ("Ada\u0378", True),  # unassigned today: perhaps a letter tomorrow
+        ("Ada\tBo", False),
+        ("   ", False),
+        ("Ada\u200bBo", False),
+        ("=??q?a b?=", False),
+        ("a" * 81, False),
+    ],
+)
+def test_a_records_names_follow_the_rule_of_section_4_2_as_written(finished, name, readable):
+    data = _json(finished)
+    data["players"][0]["name"] = name
+    if readable:
+        assert load_record(json.dumps(data)).players[0]["name"] == name
+    else:
+        with pytest.raises(RecordError, match="name"):
+            load_record(json.dumps(data))

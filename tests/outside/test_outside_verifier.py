@@ -1538,6 +1538,12 @@ case(
 case("player-name-lone-surrogate", edit(F, raw_insert('"name": "Ada', "\\ud800")), 2)
 case("player-name-missing", edit(F, lambda d: d["players"][0].pop("name")), 2)
 case("player-name-number", edit(F, set_in(["players", 0, "name"], 7)), 2)
+case("player-name-persian-zwnj", edit(F, set_in(["players", 0, "name"], "علی\u200cرضا")), 0)
+case("player-name-emoji-zwj", edit(F, set_in(["players", 0, "name"], "🐪\u200d🐪")), 0)
+case("player-name-tab", edit(F, set_in(["players", 0, "name"], "Ada\tBo")), 2)
+case("player-name-spaces-only", edit(F, set_in(["players", 0, "name"], "   ")), 2)
+case("player-name-unassigned", edit(F, set_in(["players", 0, "name"], "Ada\u0378")), 0)
+case("player-name-encoded-word-spaced", edit(F, set_in(["players", 0, "name"], "=??q?a b?=")), 2)
 case("player-seat-7", edit(F, set_in(["players", 0, "seat"], 7)), 0)
 case("players-object", edit(F, set_in(["players"], {})), 2)
 

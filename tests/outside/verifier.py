@@ -510,7 +510,7 @@ TIME = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
 HEX = re.compile(r"^[0-9a-fA-F]*$")
 STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 BRACKET = re.compile(r"[\[\]{}]")
-MIME_WORD = re.compile(r"=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=")  # RFC 2047
+MIME_WORD = re.compile(r"=\?[^?\s]*\?[bBqQ]\?[^?]*\?=")  # §4.2 (RFC 2047's, loosely)
 
 
 def has_time_form(value: Any) -> bool:
@@ -538,18 +538,14 @@ def is_seat(value: Any) -> bool:
 
 
 def name_ok(name: Any) -> bool:
-    """The name rule of §4.2.
-
-    READING: "characters" are code points; "control or invisible formatting characters"
-    are the Unicode categories Cc and Cf; line breaks also U+2028/U+2029; a lone surrogate
-    (an escape no UTF-8 text can hold) is refused too; an encoded word is RFC 2047's
-    ``=?charset?B|Q?text?=``.
-    """
-    if not isinstance(name, str) or not 1 <= len(name) <= 80:
+    """The name rule of §4.2, on the name as written (characters are code points)."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
         return False
     if "<" in name or ">" in name or MIME_WORD.search(name):
         return False
-    return all(unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Zl", "Zp") for ch in name)
+    joiners = ("\u200c", "\u200d")
+    refused = ("Cc", "Cf", "Cs", "Zl", "Zp")
+    return all(ch in joiners or unicodedata.category(ch) not in refused for ch in name)
 
 
 def _depth(text: str) -> int:
