@@ -6,7 +6,8 @@ docs/rules.md alone (no import of pbem; the Python standard library only).
 prints one line per file and exits 0 (every file holds), 1 (a check failed) or
 2 (a file is not a record), the highest code of the files (record-format.md §5.1).
 
-Where the documents leave a choice open, the reading taken here is marked "READING:".
+Where the documents left a choice open, the verifier's reading was marked "READING:"; each
+has since been written into the docs, and the comments cite the section that settles it.
 """
 
 from __future__ import annotations
@@ -649,8 +650,7 @@ def read_record(data: bytes) -> dict:
         out = []
         for c in contributions:
             c = _hex_field(c, "a contribution", version, digits=None)
-            # READING: §4.7 says "at least 32" digits; §1.4 gives the field as 16 to 64
-            # bytes, so more than 128 digits is refused too.
+            # §4.7: 32 to 128 digits (16 to 64 bytes)
             if len(c) % 2 or not 32 <= len(c) <= 128:
                 raise NotARecord("a contribution is not 16 to 64 bytes of hex")
             out.append(c)
@@ -667,7 +667,7 @@ def read_record(data: bytes) -> dict:
             raise NotARecord(f"{key} is not an object")
     if version == V2 and "created_at" in rec and not is_time(rec["created_at"]):
         raise NotARecord("created_at is not a time")
-    moves = rec.get("moves", [])  # v1 default; v2 likewise (READING)
+    moves = rec.get("moves", [])  # §4.7's default, in either version
     if not isinstance(moves, list):
         raise NotARecord("moves is not a list")
     entries = []
@@ -729,7 +729,7 @@ def check_format(rec: dict) -> None:
 
 
 def check_commitment(rec: dict) -> None:
-    # READING: a version-1 file without a commitment skips the check (it does not apply).
+    # §5.2: a version-1 file without a commitment skips the check
     if "commitment" not in rec:
         return
     source = rec.get("server_seed", rec["seed"])
@@ -812,8 +812,7 @@ def check_evidence(rec: dict) -> None:
     previous = None
     for item in log:
         at = item.get("at") if isinstance(item, dict) else None
-        # READING: §7.2 asks for "the form of the Conventions", not a real date (§4.7
-        # names the two apart for version 2).
+        # §7.2: the form only, not a real date
         if not has_time_form(at):
             raise CheckFailed("evidence", "an access log time is not a time")
         if previous is not None and at < previous:
