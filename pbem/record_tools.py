@@ -14,6 +14,7 @@ import click
 
 from .engine import (
     Match,
+    NotCanonical,
     Record,
     RecordError,
     ReplayError,
@@ -39,6 +40,13 @@ def _replay(path: str, record: Record) -> Match:
     except RecordError as exc:
         click.echo(f"{path}: cannot replay: {exc}", err=True)
         sys.exit(2)
+    except NotCanonical as exc:
+        click.echo(
+            f"{path}: move {exc.n} ({exc.text!r}) is not canonical: a record writes "
+            f"{exc.canonical!r}",
+            err=True,
+        )
+        sys.exit(1)
     except ReplayError as exc:
         click.echo(f"{path}: illegal move {exc.n} ({exc.text!r}): {exc.error}", err=True)
         sys.exit(1)
@@ -143,7 +151,12 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
             click.echo(f"FAIL {path}: not a record: {exc}")
             worst = 2
             continue
-        report = verify(record)
+        try:
+            report = verify(record)
+        except Exception as exc:  # a file the checks did not foresee: said, never a traceback
+            click.echo(f"FAIL {path}: not a record: it could not be checked ({exc!r})")
+            worst = 2
+            continue
         if report.ok:
             names = ", ".join(c.name for c in report.checks)
             click.echo(f"ok   {path}: {record.format}, {len(record.moves)} moves; {names} hold")

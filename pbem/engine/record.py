@@ -42,7 +42,7 @@ HEADER_FIELDS = ("format", "rules", "tie_policy", "game_id", "created_at", "firs
 MAX_DEPTH = 64
 MAX_NUMBER_DIGITS = 20
 #: ``at`` and ``created_at``: UTC to the second.
-TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # ASCII digits
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -58,6 +58,18 @@ class ReplayError(Exception):
         self.text = text
         self.error = error
         super().__init__(f"move {n} ({text!r}): {error}")
+
+
+class NotCanonical(ReplayError):
+    """A logged text that reads as a move but is not written as a record writes it (§3):
+    ``pbem replay`` and ``moves`` stop there as at an illegal move (a record is not read
+    liberally)."""
+
+    def __init__(self, n: int, text: str, canonical: str) -> None:
+        Exception.__init__(self, f"move {n} ({text!r}) is not canonical: {canonical!r}")
+        self.n = n
+        self.text = text
+        self.canonical = canonical
 
 
 @lru_cache(maxsize=8192)
@@ -276,6 +288,26 @@ def _check_depth(value: Any, depth: int = 1) -> None:
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
+#: ``\ud800``…``\udfff`` escaped in JSON text: a pair of them is one character, but a lone
+#: one is no Unicode text (it cannot be hashed, printed or written as UTF-8).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise RecordError("a string holds a lone surrogate (\\ud800 to \\udfff): not text")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 def strict_json(data: str | bytes) -> Any:
     """Parse JSON as a record file must be: no duplicate keys, no NaN, bounded numbers and
     nesting; ``RecordError`` otherwise, never another exception.
@@ -301,6 +333,8 @@ def strict_json(data: str | bytes) -> Any:
         if isinstance(exc, RecordError):
             raise
         raise RecordError(f"not JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(data):
+        _refuse_lone_surrogates(parsed)
     if isinstance(parsed, dict):  # the moves are walked as they are read (load_record)
         for key, value in parsed.items():
             if key != "moves" or not isinstance(value, list):
@@ -416,9 +450,11 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         for value in raw.values():
             if isinstance(value, dict | list):  # no field of a move is; an unknown one may be
                 _check_depth(value, 4)
-        n = raw.get("n", i)
+        if strict and "n" not in raw:
+            raise RecordError(f"move {i} has no 'n': version 2 numbers every entry")
+        n = raw.get("n", i)  # version 1: the entry's place (§4.3)
         if not isinstance(n, int) or isinstance(n, bool):
-            raise RecordError(f"move {i}: 'n' must be a number")
+            raise RecordError(f"move {i}: 'n' must be an integer")
         moves.append(
             LoggedMove(
                 n=n,
@@ -519,13 +555,20 @@ def replay_states(
 
 
 def replay_moves(
-    seed: bytes, moves: Sequence[LoggedMove], first_player: int | None = None
+    seed: bytes,
+    moves: Sequence[LoggedMove],
+    first_player: int | None = None,
+    *,
+    canonical: bool = False,
 ) -> Match:
-    """The position after all logged moves, each checked by the rules."""
+    """The position after all logged moves, each checked by the rules (and, with
+    ``canonical``, written as a record writes it: ``NotCanonical`` otherwise)."""
     state = Match.new(seed, first_player)
     for entry in moves:
         try:
             move = parse_logged(entry.move)
+            if canonical and str(move) != entry.move:
+                raise NotCanonical(entry.n, entry.move, str(move))
             state = state.apply(move, _seat_of(state, move, entry.seat))
         except MoveError as exc:
             raise ReplayError(entry.n, entry.move, exc) from None
@@ -538,7 +581,7 @@ def replay(record: Record) -> Match:
         raise RecordError("the record has no seed: it is a running game's view, not a record")
     if record.rules != RULES:
         raise RecordError(f"unknown rules {record.rules!r}: this engine plays {RULES}")
-    return replay_moves(seed, record.moves, record.first_player)
+    return replay_moves(seed, record.moves, record.first_player, canonical=True)
 
 
 def result_json(match: Match) -> dict[str, Any]:

@@ -229,17 +229,19 @@ def verify(record: Record) -> Verification:
 
     strict = record.format != RECORD_V1
     chained = record.commitment is not None or any(m.hash is not None for m in record.moves)
-    if strict and record.commitment is None:
+    if (strict or chained) and record.commitment is None:
+        # hash_0 is the commitment (§4.4, §6.3): hashes without one prove nothing
         checks.append(Check("chain", False, "the record has no commitment to start its chain"))
         return done()
     if chained:
-        start = record.chain_start(record.commitment or rng.commitment(seed or b""))
+        assert record.commitment is not None
+        start = record.chain_start(record.commitment)
         broken, why = verify_chain(start, record.moves)
         checks.append(Check("chain", broken is None, why or f"{len(record.moves)} moves chained"))
         if broken is not None:
             bad.append(broken)
     late, why = _times_in_order(record)
-    if late is not None or strict:
+    if late is not None or strict or any(m.at is not None for m in record.moves):
         checks.append(
             Check("times", late is None, why or "every move is dated after the one before")
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -158,3 +159,27 @@ def test_a_running_games_file_verifies_and_says_what_it_could_not_check(tmp_path
     result = run("verify", str(path))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("ok") and "not checked: the deal" in result.output
+
+
+def test_replay_and_moves_read_no_move_text_liberally(files, tmp_path):
+    """§3.4: a record is not read liberally, by ``replay`` and ``moves`` as by ``verify``."""
+    data = json.loads(Path(files["running"]).read_text())
+    data["moves"][-1]["move"] = data["moves"][-1]["move"].upper()
+    path = tmp_path / "shouting.json"
+    path.write_text(json.dumps(data))
+    for command in ("replay", "moves"):
+        result = run(command, str(path))
+        assert result.exit_code == 1, (command, result.output)
+        assert "not canonical" in result.output, (command, result.output)
+    assert run("verify", str(path)).exit_code == 1  # its chain breaks there first
+
+
+def test_verify_reports_every_file_even_after_one_that_is_no_text(files, tmp_path):
+    path = tmp_path / "surrogate.json"
+    path.write_text(Path(files["finished"]).read_text().replace('"move": "', '"move": "\\ud800', 1))
+    result = run("verify", str(path), files["finished"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("FAIL") and "surrogate" in lines[0]
+    assert any(line.startswith("ok") for line in lines[1:])
+    assert "Traceback" not in result.output

@@ -509,3 +509,56 @@ def test_a_records_names_follow_the_rule_of_section_4_2_as_written(finished, nam
     else:
         with pytest.raises(RecordError, match="name"):
             load_record(json.dumps(data))
+
+
+# ------------------------------------------------- what an outside auditor found next
+
+
+def test_a_lone_surrogate_is_not_a_record_but_an_escaped_pair_is_a_character(finished):
+    text = finished.dumps()
+    with pytest.raises(RecordError, match="surrogate"):
+        load_record(text.replace('"move": "', '"move": "\\ud800', 1))
+    with pytest.raises(RecordError, match="surrogate"):
+        load_record(text.replace("{", '{"x": {"\\udfff": 1}, ', 1))
+    paired = load_record(text.replace("{", '{"x": "\\ud83d\\udc2a", ', 1))
+    assert paired.extra["x"] == "🐪"
+
+
+def test_a_version_2_entry_without_its_number_is_not_a_record(finished):
+    data = _json(finished)
+    del data["moves"][0]["n"]
+    with pytest.raises(RecordError, match="'n'"):
+        load_record(json.dumps(data))
+
+
+def test_times_are_written_with_ascii_digits(finished):
+    data = _json(finished)
+    data["created_at"] = "２０２６" + data["created_at"][4:]
+    with pytest.raises(RecordError):
+        load_record(json.dumps(data))
+    evidence = _evidence(finished, 9)
+    evidence["evidence"]["access_log"][0]["at"] = "２０２６-12-02T09:00:05Z"
+    failure = verify(load_record(json.dumps(evidence))).first_failure
+    assert failure is not None and failure.name == "evidence"
+
+
+def test_replay_refuses_a_text_that_is_not_canonical(finished):
+    from pbem.engine import NotCanonical, replay
+
+    data = _json(finished)
+    data["moves"][2]["move"] = "  " + data["moves"][2]["move"].upper()
+    with pytest.raises(NotCanonical) as caught:
+        replay(load_record(json.dumps(data)))
+    assert caught.value.n == 3 and caught.value.canonical == finished.moves[2].move
+
+
+def test_a_version_1_ok_names_the_times_check_it_made():
+    record = play_record(SEED, 4, record_format="jaipur-record/1")
+    assert "times" in [c.name for c in verify(record).checks]
+
+
+def test_version_1_hashes_without_a_commitment_fail_the_chain():
+    data = _json(play_record(SEED, 4, record_format="jaipur-record/1"))
+    del data["commitment"]
+    failure = verify(load_record(json.dumps(data))).first_failure
+    assert failure is not None and failure.name == "chain" and "commitment" in failure.detail
