@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -95,6 +95,22 @@ def opened_database(url: str) -> Iterator[Database]:
     db = Database(url)
     yield db
     db.dispose()
+
+
+def own_database(scope: str) -> tuple[Any, Any]:
+    """``database_url, database = own_database("module")`` in a test module (or conftest)
+    gives it a database of its own for that scope, a copy of the migrated template,
+    instead of the run's shared one: for tests whose jobs look at every game there."""
+
+    @pytest.fixture(scope=scope)
+    def database_url(migrated_database) -> str:
+        return migrated_database()
+
+    @pytest.fixture(scope=scope)
+    def database(database_url) -> Iterator[Database]:
+        yield from opened_database(database_url)
+
+    return database_url, database
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ behind, so each module of these tests has a database of its own."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -16,17 +15,10 @@ from email.parser import BytesParser
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import opened_database
+from tests.conftest import own_database
 
-
-@pytest.fixture(scope="module")
-def database_url(migrated_database) -> str:
-    return migrated_database()
-
-
-@pytest.fixture(scope="module")
-def database(database_url) -> Iterator[object]:
-    yield from opened_database(database_url)
+# A database of these modules' own (the mail jobs look at every game and mail there).
+database_url, database = own_database("module")
 
 
 def free_port() -> int:

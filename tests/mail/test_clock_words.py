@@ -4,30 +4,20 @@ a player asks for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-
-import pytest
 
 from pbem.clock import as_utc
 from pbem.services import games, jobs
-from tests.conftest import opened_database
+from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, play
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
-@pytest.fixture
-def database_url(migrated_database) -> str:
-    """A database of each test's own (a copy of the migrated template): the clock job, run
-    every hour of days, then looks only at this test's games and mails."""
-    return migrated_database()
-
-
-@pytest.fixture
-def database(database_url) -> Iterator[object]:
-    yield from opened_database(database_url)
+# A database of each test's own: the clock job, run every hour of days, then looks only
+# at this test's games and mails.
+database_url, database = own_database("function")
 
 
 def run_days(env, days: float, step_hours: float = 1) -> None:

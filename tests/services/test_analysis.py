@@ -3,28 +3,18 @@ kept apart from the log, and the same when computed again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from pbem.services import analysis, log, moves, records
 from pbem.services.errors import Forbidden
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
-from tests.conftest import opened_database
+from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
-
-@pytest.fixture(scope="module")
-def database_url(migrated_database) -> str:
-    """A database of this module's own: the job looks at every finished game, and those
-    the run's other tests made would each take it seconds."""
-    return migrated_database()
-
-
-@pytest.fixture(scope="module")
-def database(database_url) -> Iterator[object]:
-    yield from opened_database(database_url)
+# A database of this module's own: the job looks at every finished game, and those
+# the run's other tests made would each take it seconds.
+database_url, database = own_database("module")
 
 
 def _game_id(env, public_id: str) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select
@@ -11,19 +10,11 @@ from sqlalchemy import select
 from pbem.i18n import LANGUAGES
 from pbem.services import analysis, games, log, moves
 from pbem.store.models import AnalysisMove, Game
-from tests.conftest import opened_database
+from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
-
-@pytest.fixture(scope="module")
-def database_url(migrated_database) -> str:
-    """A database of this module's own (the analysis job looks at every finished game)."""
-    return migrated_database()
-
-
-@pytest.fixture(scope="module")
-def database(database_url) -> Iterator[object]:
-    yield from opened_database(database_url)
+# A database of this module's own (the analysis job looks at every finished game).
+database_url, database = own_database("module")
 
 
 def _finished(env, count: int = 8) -> str:

@@ -3,28 +3,18 @@ seat's audit, the turn after a timeout, time away asked for in all games at once
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from pbem.services import games, jobs, log, settings
-from tests.conftest import opened_database
+from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
-@pytest.fixture
-def database_url(migrated_database) -> str:
-    """A database of each test's own (a copy of the migrated template): the clock job, run
-    every hour of days, then looks only at this test's games, not at every game the
-    module's earlier tests left running."""
-    return migrated_database()
-
-
-@pytest.fixture
-def database(database_url) -> Iterator[object]:
-    yield from opened_database(database_url)
+# A database of each test's own: the clock job, run every hour of days, then looks only
+# at this test's games, not at every game the module's earlier tests left running.
+database_url, database = own_database("function")
 
 
 def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
