@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
 
 from sqlalchemy import select
 
@@ -76,3 +78,16 @@ def choose_reader(client, link: str, language: str, zone: str):
         f"{link}/reader",
         data={"csrf_token": csrf_of(page.text), "language": language, "timezone": zone},
     )
+
+
+def reply_headers(original: EmailMessage, sender: str) -> EmailMessage:
+    """A new mail from ``sender`` answering ``original`` as mail clients do: to its
+    Reply-To, "Re:" its subject, In-Reply-To its Message-ID, dated as it was."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = str(original["Reply-To"])
+    msg["Subject"] = f"Re: {original['Subject']}"
+    msg["Message-ID"] = make_msgid(domain="example.test")
+    msg["In-Reply-To"] = str(original["Message-ID"])
+    msg["Date"] = format_datetime(original["Date"].datetime)
+    return msg

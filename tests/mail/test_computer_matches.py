@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import random
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +19,7 @@ from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
 from pbem.services import computer, games, jobs, records
 from pbem.store.models import Game, MoveRow, Player
+from tests.helpers import reply_headers
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 
@@ -100,13 +100,7 @@ def _reply(move: str, original: EmailMessage, sender: str) -> bytes:
     quoted = "\n".join(
         "> " + line for line in original.get_body(("plain",)).get_content().splitlines()
     )
-    msg = EmailMessage()
-    msg["From"] = sender
-    msg["To"] = str(original["Reply-To"])
-    msg["Subject"] = f"Re: {original['Subject']}"
-    msg["Message-ID"] = make_msgid(domain="example.test")
-    msg["In-Reply-To"] = str(original["Message-ID"])
-    msg["Date"] = format_datetime(original["Date"].datetime)
+    msg = reply_headers(original, sender)
     body = f"{move}\n\nΚαλή συνέχεια!\n\nΣτις {original['Date']}, ο/η Jaipur έγραψε:\n{quoted}\n"
     msg.set_content(body, charset="utf-8")
     return msg.as_bytes()

@@ -15,7 +15,6 @@ import html
 import random
 import re
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 
 import pytest
 from sqlalchemy import func, select
@@ -25,6 +24,7 @@ from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
 from pbem.services import games, jobs, records
 from pbem.store.models import Game, MoveRow, OutboxMessage
+from tests.helpers import reply_headers
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 
@@ -163,13 +163,7 @@ def _note_of(env, public_id: str, n: int) -> str | None:
 def _reply(style: int, move: str, original: EmailMessage, link: str, sender: str) -> bytes:
     client, charset, is_html, body = STYLES[style % len(STYLES)]
     content = body(move, original, link)
-    msg = EmailMessage()
-    msg["From"] = sender
-    msg["To"] = str(original["Reply-To"])
-    msg["Subject"] = f"Re: {original['Subject']}"
-    msg["Message-ID"] = make_msgid(domain="example.test")
-    msg["In-Reply-To"] = str(original["Message-ID"])
-    msg["Date"] = format_datetime(original["Date"].datetime)
+    msg = reply_headers(original, sender)
     msg["X-Mailer"] = client
     try:
         content.encode(charset)
