@@ -180,12 +180,14 @@ class AnalyseReport:
     games: int = 0
     moves: int = 0
     races: int = 0
+    failed: int = 0  # games whose slice failed (logged with the error)
 
     def __bool__(self) -> bool:
-        return bool(self.moves or self.races)
+        return bool(self.moves or self.races or self.failed)
 
     def __str__(self) -> str:
-        return f"{self.moves} moves of {self.games} games analysed, {self.races} races lost"
+        failed = f", {self.failed} failed" if self.failed else ""
+        return f"{self.moves} moves of {self.games} games analysed, {self.races} races lost{failed}"
 
 
 def analyse(env: Env, budget: int | None = None) -> AnalyseReport:
@@ -203,7 +205,12 @@ def analyse(env: Env, budget: int | None = None) -> AnalyseReport:
             break
         for game_id in ids:
             tried.add(game_id)
-            done = analyse_slice(env, game_id, left, report)
+            try:
+                done = analyse_slice(env, game_id, left, report)
+            except Exception:  # one game that fails must not keep the others waiting
+                log.exception("the analysis of game %s failed", game_id)
+                report.failed += 1
+                continue
             left -= done
             if left <= 0:
                 break

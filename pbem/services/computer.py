@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from .errors import BadRequest, NotFound
 from .log import Client, authenticate, log_rows, state_of
 from .played import Entry, played
 from .status import GameStatus
+
+logger = logging.getLogger(__name__)
 
 LEVELS = tuple(ai.LEVELS)  # easy, normal, strong
 ADDRESS = "computer@pbem.invalid"  # never mailed: the outbox leaves out .invalid
@@ -170,10 +173,11 @@ def round_moves(entries: tuple[Entry, ...]) -> list[Move]:
 class Report:
     moves: int = 0
     games: int = 0
+    failed: int = 0  # games where its move failed (logged with the error)
     seconds: float = 0.0
 
     def __bool__(self) -> bool:  # the scheduler logs a run that did something
-        return self.moves > 0
+        return self.moves > 0 or self.failed > 0
 
 
 def computer_moves(
@@ -197,7 +201,12 @@ def computer_moves(
     for game_id, seat, level in due:
         counted = False
         while report.moves < limit and time.perf_counter() - started < budget:
-            if not _play_one(env, game_id, seat, level):
+            try:
+                if not _play_one(env, game_id, seat, level):
+                    break
+            except Exception:  # one game that fails must not keep the others waiting
+                logger.exception("the computer could not move in game %s", game_id)
+                report.failed += 1
                 break
             report.moves += 1
             if not counted:

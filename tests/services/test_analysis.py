@@ -146,6 +146,25 @@ def test_a_better_method_reaches_the_old_games_by_itself(env, monkeypatch):
         assert row is not None and row.version == analysis.VERSION + 1 and row.progress == 0
 
 
+def test_one_game_that_fails_to_be_judged_keeps_no_other_waiting(env, monkeypatch):
+    while analysis.analyse(env, 50):
+        pass
+    first, second = _finished(env, 2), _finished(env, 2)
+    broken = _game_id(env, first)
+    real = analysis.analyse_slice
+
+    def slice_(env_, game_id, *args):
+        if game_id == broken:
+            raise RuntimeError("a bug in the judge")
+        return real(env_, game_id, *args)
+
+    monkeypatch.setattr(analysis, "analyse_slice", slice_)
+    report = analysis.analyse(env, 50)
+    assert report.failed == 1 and "1 failed" in str(report)
+    assert _shown(env, first).status == "waiting"
+    assert _shown(env, second).done
+
+
 def test_a_flagged_game_is_not_judged(env):
     public_id = _finished(env, 2)
     game_id = _game_id(env, public_id)

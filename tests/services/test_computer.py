@@ -251,3 +251,27 @@ def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
     page = games.seat_page(env, token, log.Client())
     assert page.game.computer == (1, "strong")
     assert page.game.public_id != created.public_id
+
+
+def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkeypatch):
+    waiting = []
+    for _ in range(2):
+        token = computer.start(env, person(), "easy", contribution=ENTROPY).tokens[0]
+        page = games.seat_page(env, token, log.Client())
+        if page.view.table.to_move == 0:  # the person begins: one move, then it is the computer's
+            legal = games.legal_moves(env, token)
+            moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+        waiting.append(token)
+    broken = games.seat_page(env, waiting[0], log.Client()).game.public_id
+    real = computer.ai.play
+
+    def play(match, *args):
+        if match.seed == bytes.fromhex(game_of(env, broken).seed):
+            raise RuntimeError("a bug in the search")
+        return real(match, *args)
+
+    monkeypatch.setattr(computer.ai, "play", play)
+    report = computer.computer_moves(env, recent=None, limit=100)
+    assert report.failed == 1 and report
+    assert games.seat_page(env, waiting[0], log.Client()).view.table.to_move == 1  # still owed
+    assert games.seat_page(env, waiting[1], log.Client()).view.table.to_move == 0  # answered
