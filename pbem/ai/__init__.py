@@ -24,11 +24,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pbem.engine.information import Information, information
 from pbem.engine.match import Match
 from pbem.engine.moves import Move
 from pbem.engine.views import Viewer, observe
 
-from .information import Information, information
 from .search import MoveStat, ranked, search
 
 

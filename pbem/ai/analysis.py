@@ -29,12 +29,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pbem.engine.information import Information, information
 from pbem.engine.match import Match
 from pbem.engine.moves import Exchange, Move, Sell, TakeCamels, TakeGood
 from pbem.engine.round import Round
 from pbem.engine.views import Viewer, observe
 
-from .information import Information, information
 from .policies import rollout_move
 from .search import ranked
 

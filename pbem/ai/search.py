@@ -32,10 +32,10 @@ import math
 import random
 from dataclasses import dataclass
 
+from pbem.engine.information import Information
 from pbem.engine.moves import Move
 from pbem.engine.round import Round
 
-from .information import Information
 from .policies import prior, rollout_move
 
 

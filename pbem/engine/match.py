@@ -110,6 +110,32 @@ class Match:
         m.claimed = None
         return m
 
+    @classmethod
+    def around(
+        cls,
+        round_: Round,
+        seals: tuple[int, int],
+        results: tuple[RoundResult, ...],
+        overdue: int | None = None,
+    ) -> Match:
+        """A running match around a round that was not dealt from a seed: a hidden world
+        sampled from one seat's information (``Information.world``), for previews and
+        searches, never for a log. A round it ends is scored as the rules score it; the
+        deal after that comes from a seed of zeros, a stand-in that nothing may tell."""
+        m = cls.__new__(cls)
+        m.seed = bytes(rng.SEED_BYTES)
+        m.first_player = round_.starter
+        m.results = results
+        m.rounds = ()  # the finished rounds' cards are not part of anyone's information
+        m.ended_round = None
+        m.seals = seals
+        m.round = round_
+        m.winner = None
+        m.resigned = None
+        m.overdue = overdue
+        m.claimed = None
+        return m
+
     # -------------------------------------------------------------- questions
 
     @property

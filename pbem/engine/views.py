@@ -117,6 +117,10 @@ class OwnPlayer:
         return len(self.hand)
 
     @property
+    def bonus_count(self) -> int:
+        return len(self.bonus_tokens)
+
+    @property
     def rupees(self) -> int:
         return sum(self.goods_tokens) + sum(self.bonus_tokens)
 
@@ -144,6 +148,7 @@ class Table:
     game_over: bool
     winner: int | None
     seals: tuple[int, int]
+    overdue: int | None  # the seat to move whose time ran out (a claim is open against it)
     market: tuple[Card, ...]
     discard: tuple[Card, ...]
     deck_size: int
@@ -261,6 +266,7 @@ def _table(match: Match, r: Round) -> Table:
         game_over=match.is_over,
         winner=match.winner,
         seals=match.seals,
+        overdue=match.overdue,
         market=r.market_cards(),
         discard=r.discard_cards(),
         deck_size=r.deck_size,

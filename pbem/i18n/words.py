@@ -15,7 +15,7 @@ from babel.numbers import format_decimal
 
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
-from ..engine.explain import Account
+from ..engine.explain import Account, Seal
 from . import digits, isolate, ngettext, reader
 from . import gettext as _
 from .notation import card_name, written
@@ -221,13 +221,28 @@ def _ending(a: Account) -> list[str]:
         out.append(_("The round ends: three goods piles are empty."))
     elif a.round_end == "deck":
         out.append(_("The round ends: the deck is empty."))
-    if a.match_won:
-        out.append(
-            _("You win the match.")
-            if a.is_preview
-            else _("%(name)s wins the match.", name=isolate(a.name))
-        )
+    if a.is_preview:
+        out.extend(_outlook(a))
+    elif a.match_won:
+        out.append(_("%(name)s wins the match.", name=isolate(a.name)))
     return out
+
+
+def _outlook(a: Account) -> list[str]:
+    """What a preview's mover can know of how the round and the match end."""
+    if a.match_won:
+        return [_("You win the match.")]
+    if a.match_lost:
+        return [_("Your opponent wins the match.")]
+    if a.seal is Seal.MOVER:
+        return [_("You win this round's seal.")]
+    if a.seal is Seal.OPPONENT:
+        return [_("Your opponent wins this round's seal.")]
+    if a.seal is Seal.NOBODY:
+        return [_("The round is a tie: nobody wins its seal.")]
+    if a.seal is Seal.UNDECIDED:
+        return [_("Who wins this round depends on the face-down bonus tokens.")]
+    return []
 
 
 def tell(account: Account | str) -> str:

@@ -18,6 +18,10 @@ the discard pile and the two herds are the opponent's hand and the deck together
 its other cards uniformly from the unseen goods (a hand holds no camel), the rest
 shuffled into the deck; and it deals the bonus tokens nobody has seen (the opponent's
 won tokens and the piles' order) from what the three piles held less the seat's own.
+
+A preview (``explain.preview``) is worked out in such worlds only, never in the real
+match: with the bonus tokens dealt as well as they can fall for the seat (``Luck.BEST``)
+and as badly (``Luck.WORST``), it says who wins a round only when both agree.
 """
 
 from __future__ import annotations
@@ -25,16 +29,26 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
-from pbem.engine.cards import BONUS_SIZES, BONUS_TOKENS, CARD_COUNTS, GOODS, GOODS_TOKENS, Card
-from pbem.engine.moves import Exchange, Move, Sell, TakeCamels, TakeGood
-from pbem.engine.round import Round
-from pbem.engine.views import Observation, SeatView
+from .cards import BONUS_SIZES, BONUS_TOKENS, CARD_COUNTS, GOODS, GOODS_TOKENS, Card
+from .match import Match
+from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from .round import Round
+from .views import Observation, SeatView
 
 CAMEL = int(Card.CAMEL)
 _ZERO7 = (0, 0, 0, 0, 0, 0, 0)
 #: The moves that are turns of the card game (resign, timeout and claim are not).
 _TURNS = (TakeGood, TakeCamels, Exchange, Sell)
+
+
+class Luck(Enum):
+    """How a sampled world deals the bonus tokens the seat cannot see."""
+
+    RANDOM = "random"  #: shuffled, as every other unseen thing
+    BEST = "best"  #: the seat's next draws the highest, the opponent's tokens the lowest
+    WORST = "worst"  #: the seat's next draws the lowest, the opponent's tokens the highest
 
 
 def _counts(cards: Sequence[Card]) -> tuple[int, ...]:
@@ -67,8 +81,11 @@ class Information:
         seen[CAMEL] += me.herd + opp.herd
         return tuple(CARD_COUNTS[Card(c)] - seen[c] for c in range(7))
 
-    def sample(self, rnd: random.Random) -> Round:
-        """One hidden world consistent with the information: a full ``Round`` to search in."""
+    def sample(self, rnd: random.Random, luck: Luck = Luck.RANDOM) -> Round:
+        """One hidden world consistent with the information: a full ``Round`` to search in.
+
+        ``luck`` deals the unseen bonus tokens at random or at one of the two extremes
+        for the seat (the cards are dealt by ``rnd`` either way)."""
         table, me, opp = self.view.table, self.view.me, self.view.opponent
         pool = list(self.unseen())
         known = self.opponent_known
@@ -92,7 +109,10 @@ class Information:
                 if value in full:
                     full.remove(value)
             left = table.bonus_left[size]
-            rnd.shuffle(full)
+            if luck is Luck.RANDOM:
+                rnd.shuffle(full)
+            else:  # a pile is drawn from its start: the seat's next draw comes first
+                full.sort(reverse=luck is Luck.BEST)
             opp_bonus.extend(full[left:])
             bonus_piles.append(tuple(full[:left]))
 
@@ -122,6 +142,12 @@ class Information:
         r.to_move = table.to_move if table.to_move is not None else self.seat
         r.end = None
         return r
+
+    def world(self, rnd: random.Random, luck: Luck = Luck.RANDOM) -> Match:
+        """A sampled world as a whole match: the sampled round with the open seals, round
+        results and overdue seat around it (``Match.around``: its next deal is a stand-in)."""
+        table = self.view.table
+        return Match.around(self.sample(rnd, luck), table.seals, table.results, table.overdue)
 
 
 def information(observation: Observation, round_moves: Sequence[Move] = ()) -> Information:
