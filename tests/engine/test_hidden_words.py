@@ -142,6 +142,13 @@ def test_what_a_seat_is_told_is_the_same_in_every_hidden_world(
     worlds = [info.world(rnd, luck) for luck in (Luck.RANDOM, Luck.RANDOM, Luck.BEST, Luck.WORST)]
     moves = [*real.legal_moves(), *TRIED]
     told = {move: _said(real, move, seat) for move in moves}
+    for move in TRIED:  # a move made for real is refused for the reason its preview gave
+        try:
+            real.check(move, seat)
+        except MoveError as exc:
+            assert told[move] == (exc.code, tuple(sorted(exc.params.items())))
+        else:
+            assert not isinstance(told[move], tuple)
     for world in worlds:
         assert observe(world, Viewer.seat(seat)).view == observe(real, Viewer.seat(seat)).view
         for move in moves:
