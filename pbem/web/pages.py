@@ -23,7 +23,11 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def home() -> str:
-    return render_template("web/home.html", form={})
+    """The home page; a signed-in player finds their name and address filled in, so the
+    games they start count as theirs (``games.create_game``)."""
+    player = signed_in()
+    mine = {"my_name": player.display_name, "my_email": player.email} if player else {}
+    return render_template("web/home.html", form=mine)
 
 
 @bp.post("/")

@@ -129,6 +129,7 @@ def test_games_naming_your_address_never_stop_your_own_signed_in(env):
     assert "Sign in with it" in anonymous.text and "not held back" in anonymous.text
 
     sign_in(browser, env, victim)
+    assert f'name="my_email" type="email" required value="{victim}"' in browser.get("/").text
     own = _new_game(browser, victim.upper(), _address("friend"), "10.32.1.1")
     assert own.status_code == 303, own.text
     assert len(_sent(env, victim.upper(), "invitation")) == 1  # as typed
