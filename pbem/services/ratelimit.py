@@ -51,8 +51,8 @@ def _items(spec: str) -> tuple[RateLimitItem, ...]:
 def network(ip: str | None) -> str | None:
     """Who one client is, for counting: an IPv4 address, or the /64 of an IPv6 address.
 
-    A /64 is what one subscriber gets, and a host may use any address in it: counted
-    apart, one machine would be as many clients as it likes.
+    A /64 is the smallest block a subscriber gets, and a host may use any address in
+    it: counted apart, one machine would be as many clients as it likes.
     """
     if not ip:
         return None
