@@ -39,24 +39,29 @@ class Limits:
 
     Each is in the notation of the ``limits`` library, several joined by ``;``
     (``"10 per hour; 30 per day"``), and is set with ``PBEM_LIMIT_<NAME>``
-    (``PBEM_LIMIT_GAMES_PER_CLIENT``); ``none`` lifts one. A client is an IP
-    address (behind a proxy, set ``PBEM_TRUSTED_PROXIES``); an address is the
-    email address a mail would go to.
+    (``PBEM_LIMIT_GAMES_PER_CLIENT``); ``none`` lifts one. A client is an IPv4
+    address or an IPv6 /64 (behind a proxy, set ``PBEM_TRUSTED_PROXIES``); an
+    address is the email address a mail would go to, counted lower-cased and without
+    a ``+tag``. Only what is let through is counted, and nothing one person does is
+    counted against another (``services.ratelimit``).
     """
 
-    #: Games started from the home page (each mails two invitations), per client.
+    #: Games started on the web, per client, or per player when signed in.
     games_per_client: str = "10 per hour; 30 per day"
-    #: Invitations to one address from games started on the web, whoever starts them.
+    #: Invitations mailed to one address, whoever starts the games; a signed-in player's
+    #: own address is not counted for the games they start.
     invitations_per_address: str = "5 per hour; 20 per day"
-    #: Challenges posted or accepted, per client and per signed-in player.
+    #: Challenges posted or accepted, per signed-in player.
     challenges_per_client: str = "10 per hour; 30 per day"
-    #: Sign-in and change-of-address requests, per client (beyond: a 429 page).
+    #: Sign-in requests per client, and changes of address per player (beyond: a 429 page).
     sign_in_per_client: str = "5 per 10 minutes; 30 per day"
-    #: Sign-in and confirmation mails to one address (beyond: the answer is the same, no mail).
+    #: Sign-in and confirmation mails to one address asked for by one client, or one
+    #: player (beyond: a 429 page); others' requests never count against it.
     sign_in_per_address: str = "3 per hour; 10 per day"
     #: "Send me my link again" requests, per client.
     link_requests_per_client: str = "5 per 10 minutes; 30 per day"
-    #: Link mails to one seat of one game (beyond: the answer is the same, no mail).
+    #: Link mails to one seat of one game asked for by one client (beyond: the answer is
+    #: the same, no mail; the mails already sent hold the link).
     link_mails_per_seat: str = "3 per hour; 10 per day"
     #: Record files opened on the home page, per client.
     uploads_per_client: str = "10 per hour; 50 per day"

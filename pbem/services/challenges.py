@@ -34,14 +34,14 @@ class OpenChallenge:
     mine: bool
 
 
-TOO_MANY = _l("Too many challenges from here; try again later.")
+TOO_MANY = _l("You have posted or taken many challenges lately; try again later.")
 
 
 def _limit(env: Env, player_id: int, client: Client | None) -> None:
-    """Posting and taking challenges mails people: limited per client and per player."""
+    """Posting and taking challenges mails people: limited per player, who is signed in
+    (so others behind the same address cannot use up their limit)."""
     if client is None:  # the CLI and the tests' own calls
         return
-    ratelimit.enforce(env, "challenges_per_client", client.ip, TOO_MANY)
     ratelimit.enforce(env, "challenges_per_client", f"player:{player_id}", TOO_MANY)
 
 

@@ -28,11 +28,13 @@ from ..engine import Claim, Resign, Timeout, parse_move
 from ..engine.moves import Move
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
+from ..store import players as player_rows
 from ..store import seats as seat_rows
 from ..store.models import Game, Player
 from . import games, moves, settings
 from .env import Env
 from .errors import BadRequest, NotFound
+from .identity import normal_email
 from .log import Client, authenticate, log_rows, state_of
 from .played import Entry, played
 from .status import GameStatus
@@ -77,6 +79,7 @@ def start(
     level: str | None,
     *,
     client: Client | None = None,
+    player_id: int | None = None,
     contribution: bytes | None = None,
     rematch_of: int | None = None,
 ) -> games.CreatedGame:
@@ -84,7 +87,8 @@ def start(
 
     Without ``contribution`` the person is mailed an invitation and the game is dealt
     when they accept from their link (home page: the address is checked so). With one
-    (signed in, or a rematch) they accept at once and the game is dealt now.
+    (signed in, or a rematch) they accept at once and the game is dealt now. A signed-in
+    ``player_id`` is limited as that player (``games.create_game``).
     """
     level = checked_level(level)
     created = games.create_game(
@@ -94,6 +98,7 @@ def start(
         await_players=True,
         rematch_of=rematch_of,
         client=client,
+        player_id=player_id,
         bot=level,
         invite=contribution is None,
     )
@@ -120,7 +125,9 @@ def start_signed_in(
         if me is None:
             raise NotFound(_l("There is no such player."))
         person = games.PlayerIn(me.display_name, me.email, me.language, me.timezone)
-    token = start(env, person, level, client=client, contribution=own_bytes(contribution)).tokens[0]
+    token = start(
+        env, person, level, client=client, player_id=player_id, contribution=own_bytes(contribution)
+    ).tokens[0]
     settings.set_mail_mode(env, token, "digest", client)
     return token
 
@@ -140,12 +147,14 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
             return env.links.seat_token(existing.public_id, 0, existing.seats[0].key_version)
         person = games.PlayerIn(seat.name, seat.email, seat.language, seat.timezone)
         old_id = game.id
+        owner = player_rows.by_email(session, normal_email(seat.email))  # the seat's own limits
     try:
         created = start(
             env,
             person,
             level[1],
             client=client,
+            player_id=owner.id if owner is not None else None,
             contribution=own_bytes(contribution),
             rematch_of=old_id,
         )

@@ -19,7 +19,7 @@ from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
-from ..store.models import Game, MoveRow, Seat
+from ..store.models import Game, MoveRow, Player, Seat
 from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
@@ -221,6 +221,7 @@ def create_game(
     await_players: bool = False,
     rematch_of: int | None = None,
     client: Client | None = None,
+    player_id: int | None = None,
     bot: str | None = None,
     invite: bool = True,
 ) -> CreatedGame:
@@ -230,9 +231,10 @@ def create_game(
     committed to: the game is dealt when both players have accepted, each adding
     random bytes of their own (docs/record-format.md §1.3), so not even the server chooses the deal.
 
-    A ``client`` (a game started on the home page) is rate-limited, and so is
-    every address it would mail: else the home page mails anyone, with a
-    subject of the visitor's choosing.
+    A ``client`` (a game started on the web) is rate-limited (``_creation_limits``):
+    per signed-in ``player_id`` (the player in seat 0), else per client, and so is
+    every address it mails but that player's own: else the home page mails anyone,
+    with a subject of the visitor's choosing.
 
     ``bot`` (a level of ``pbem.ai.LEVELS``) makes seat 1 the computer's
     (``services/computer.py``): it has accepted already with its fixed public
@@ -251,8 +253,8 @@ def create_game(
     if first_player not in (None, 0, 1):
         raise BadRequest(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
-    if client is not None:
-        _limit_creation(env, (a.email,) if bot else (a.email, b.email), client)
+    mailed = () if not invite else (a.email,) if bot else (a.email, b.email)
+    counts = _creation_limits(env, mailed, client, player_id) if client is not None else ()
     seed = rng.new_seed()
     now = env.clock.now()
     with env.db.write() as session:
@@ -303,7 +305,9 @@ def create_game(
         for seat in (0, 1) if invite else ():
             if game.seats[seat].bot is None:
                 game_mails.invitation(session, env, game, seat, tokens[seat], match)
-        return CreatedGame(game.public_id, game.commitment, tokens)
+        created = CreatedGame(game.public_id, game.commitment, tokens)
+    ratelimit.count(env, *counts)  # a game made: a refused or failed one is not counted
+    return created
 
 
 def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime) -> Seat:
@@ -323,20 +327,52 @@ def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime) -> Seat:
     )
 
 
-def _limit_creation(env: Env, emails: tuple[str, str], client: Client) -> None:
-    ratelimit.enforce(
-        env,
-        "games_per_client",
-        client.ip,
-        _l("Too many new games from here; try again later."),
-    )
-    for email in sorted({e.casefold() for e in emails}):
-        ratelimit.enforce(
+def _creation_limits(
+    env: Env, mailed: tuple[str, ...], client: Client, player_id: int | None
+) -> tuple[ratelimit.Count, ...]:
+    """What a new game counts against, once made; refused (429) if over any of it.
+
+    A signed-in player (seat 0) is counted as their account, not as their network,
+    and their own address, proven by signing in, is not counted as an address mailed:
+    however many games others start naming it, theirs are limited by their own doing.
+    Every other address mailed is counted (lower-cased, without ``+tag``), whoever
+    starts the game: the mail carries names the starter chose.
+    """
+    own = None
+    if player_id is not None:
+        with env.db.read() as session:
+            player = session.get(Player, player_id)
+            own = player.email if player is not None else None
+    counts = [
+        ratelimit.check(
             env,
-            "invitations_per_address",
-            email,
-            _l("That address has been sent many invitations lately; try again later."),
+            "games_per_client",
+            f"player:{player_id}" if own else ratelimit.network(client.ip),
+            _l("You have started many games lately; try again later.")
+            if own
+            else _l("Too many new games from here; try again later."),
         )
+    ]
+    for seat, email in enumerate(mailed):
+        if own is not None and normal_email(email) == own:
+            continue
+        counts.append(
+            ratelimit.check(
+                env,
+                "invitations_per_address",
+                ratelimit.mailbox(email),
+                _OWN_ADDRESS_FULL if seat == 0 else _ADDRESS_FULL,
+            )
+        )
+    return tuple(counts)
+
+
+_ADDRESS_FULL = _l("That address has been sent many invitations lately; try again later.")
+_OWN_ADDRESS_FULL = _l(
+    "Your address has been sent many invitations lately, perhaps for games others started "
+    "with it. Sign in with it, then start your game: a signed-in player's own games are "
+    "not held back by what others send."
+)
 
 
 @dataclass(frozen=True, slots=True)

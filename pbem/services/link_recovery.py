@@ -23,24 +23,32 @@ def reissue_link(env: Env, token: str, client: Client) -> None:
 def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
     """Mail a seat its link if ``email`` is that seat's; the caller learns nothing either way.
 
-    Too many requests from one client are refused (429). Mails to one seat are
-    limited quietly: the address is counted whether or not it is a seat's, so
-    neither the answer nor the work done tells which addresses play.
+    Too many requests from one client are refused (429). Link mails to one seat are
+    counted per client asking, and only when one is sent: strangers asking for a
+    seat's link use up their own count, never its owner's. Beyond it nothing more is
+    sent, and the answer stays the same (it cannot say more without telling whether
+    the address plays): the mails already sent hold the seat's current link.
     """
+    who = ratelimit.network(client.ip)
     ratelimit.enforce(
         env,
         "link_requests_per_client",
-        client.ip,
+        who,
         _l("Too many requests for links from here; try again in a few minutes."),
     )
     wanted = email.strip().casefold()[:320]
-    may_mail = ratelimit.allowed(env, "link_mails_per_seat", f"{public_id}\n{wanted}")
+    with env.db.read() as session:
+        seats = [s.seat for s in game_row(session, public_id).seats if s.email.casefold() == wanted]
+    counts = {
+        seat: ratelimit.Count("link_mails_per_seat", who and f"{public_id}\n{seat}\n{who}")
+        for seat in seats
+    }
+    due = [seat for seat in seats if not ratelimit.wait(env, counts[seat])]
     with env.db.write() as session:
         game = game_row(session, public_id)
         record_access(session, env, game, None, "link-request", client)
-        if not may_mail:
-            return
         for seat in game.seats:
-            if seat.email.casefold() == wanted:
+            if seat.seat in due:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
                 game_mails.link(session, env, game, seat.seat, token, reissued=False)
+    ratelimit.count(env, *(counts[seat] for seat in due))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..i18n import lazy_gettext as _l
 from ..store import players as player_rows
 from ..store.models import Player, SignInLink
-from . import sign_in_links
+from . import ratelimit, sign_in_links
 from .address_change import move_address
 from .env import Env
 from .errors import BadRequest, Forbidden
@@ -26,11 +26,11 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     key = normal_email(email)
     if not EMAIL.match(key) or len(key) > 254:
         raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
-    may_send = sign_in_links.may_mail(env, key, client)
+    sign_in_links.admit(env, key, ratelimit.network(client.ip))
     with env.db.write() as session:
         player = player_rows.by_email(session, key)
         note_access(session, env, player, "sign-in-request", client, detail=key)
-        if not may_send or (player is not None and player.erased_at is not None):
+        if player is not None and player.erased_at is not None:
             return
         token = sign_in_links.issue(session, env, "sign-in", key, client, player)
         sign_in_links.mail(

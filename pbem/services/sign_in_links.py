@@ -57,20 +57,30 @@ def issue(
     return token
 
 
-def may_mail(env: Env, email: str, client: Client) -> bool:
-    """Whether a sign-in (or confirmation) mail may go to ``email`` now.
+def admit(env: Env, email: str, who: str | None) -> None:
+    """Count a request by ``who`` (a client's network, or ``player:<id>``) to mail ``email``.
 
-    Too many requests from one client is a 429; too many mails to one address
-    are skipped quietly, so the answer says nothing about the address. Counted
-    by ``ratelimit`` in its own short transaction, before the use case's own.
+    Too many requests from one requester, or for one address from one requester, are
+    refused (429) and say so; neither depends on whether the address is known. The
+    address is counted per requester, so others asking for it never stop its owner's
+    own requests. Counted by ``ratelimit`` in its own short transaction, before the
+    use case's own.
     """
-    ratelimit.enforce(
+    ratelimit.count(
         env,
-        "sign_in_per_client",
-        client.ip,
-        _l("Too many sign-in requests from here; try again in a few minutes."),
+        ratelimit.check(
+            env,
+            "sign_in_per_client",
+            who,
+            _l("Too many sign-in requests from here; try again in a few minutes."),
+        ),
+        ratelimit.check(
+            env,
+            "sign_in_per_address",
+            who and f"{ratelimit.mailbox(email)}\n{who}",
+            _l("Too many sign-in mails to that address from here; try again later."),
+        ),
     )
-    return ratelimit.allowed(env, "sign_in_per_address", email)
 
 
 def mail(

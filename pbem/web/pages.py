@@ -15,6 +15,7 @@ from ..services.errors import BadRequest
 from . import inputs
 from .client import client
 from .context import services
+from .players import signed_in
 from .replay import flag_headers
 
 bp = Blueprint("pages", __name__)
@@ -22,7 +23,11 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def home() -> str:
-    return render_template("web/home.html", form={})
+    """The home page; a signed-in player finds their name and address filled in, so the
+    games they start count as theirs (``games.create_game``)."""
+    player = signed_in()
+    mine = {"my_name": player.display_name, "my_email": player.email} if player else {}
+    return render_template("web/home.html", form=mine)
 
 
 @bp.post("/")
@@ -44,7 +49,12 @@ def create() -> Any:
             ),
         )
         created = games.create_game(
-            services(), players, clock=_clock(form), await_players=True, client=client()
+            services(),
+            players,
+            clock=_clock(form),
+            await_players=True,
+            client=client(),
+            player_id=_signed_in_id(),
         )
     except BadRequest as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
@@ -64,10 +74,22 @@ def play_computer() -> Any:
             known_language(mine),
             known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
         )
-        created = computer.start(services(), person, inputs.text(form, "level"), client=client())
+        created = computer.start(
+            services(),
+            person,
+            inputs.text(form, "level"),
+            client=client(),
+            player_id=_signed_in_id(),
+        )
     except BadRequest as exc:
         return render_template("web/home.html", form=form, computer_error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
+
+
+def _signed_in_id() -> int | None:
+    """The signed-in player starting a game: limited as their account (``games.create_game``)."""
+    player = signed_in()
+    return player.id if player is not None else None
 
 
 def _clock(form: Any) -> games.GameClock:
@@ -119,10 +141,11 @@ def record(public_id: str) -> Response:
 @bp.post("/g/<public_id>/link")
 def request_link(public_id: str) -> Any:
     link_recovery.request_link(services(), public_id, inputs.text(request.form, "email"), client())
-    flash(
+    flash(  # the same whether a mail went or not (docs: "send me my link again")
         _(
-            "If that address belongs to a player of this game, their link is on its way. "
-            "It can take a few minutes to arrive."
+            "If that address belongs to a player of this game, their link is on its way "
+            "(it can take a few minutes to arrive), or went to it lately: the newest of "
+            "those mails holds it."
         )
     )
     return redirect(url_for("pages.game", public_id=public_id), code=303)

@@ -368,7 +368,7 @@ def upload() -> Any:
         ratelimit.enforce(
             env,
             "uploads_per_client",
-            client().ip,
+            ratelimit.network(client().ip),
             _l("Too many record files from here; try again later."),
         )
     file = request.files.get("record")
