@@ -24,7 +24,20 @@ from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
-from . import api, csrf, dev, download, fragments, inputs, locale, pages, players, replay, seat
+from . import (
+    api,
+    csrf,
+    dev,
+    download,
+    fragments,
+    inputs,
+    locale,
+    pages,
+    players,
+    private,
+    replay,
+    seat,
+)
 from .redact import RedactTokens
 from .sessions import KeptSerializerInterface
 
@@ -98,6 +111,7 @@ def create_app(
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
     )
     fragments.init_app(app)  # the seat page's kept pieces and links
+    private.init_app(app)  # a link with a token makes its answer private
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
@@ -124,8 +138,7 @@ def create_app(
         for lowered, name, value in security:
             if lowered not in present:
                 headers.add(name, value)
-        path = request.path
-        if path.startswith("/s/") or path.startswith("/api/"):
+        if private.private():  # links, tokens, a signed-in person's pages: never kept
             headers["Cache-Control"] = "no-store"
         return response
 
