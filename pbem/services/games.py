@@ -189,8 +189,31 @@ def turn_started(game: Game, rows: Sequence[MoveRow] | Sequence[Entry]) -> datet
 
 
 @dataclass(frozen=True, slots=True)
+class Limit:
+    """The whole numbers ``low`` to ``high`` that one of a game's clock settings may be."""
+
+    low: int
+    high: int
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.low <= value <= self.high
+
+
+#: The bounds of a game's clock: the one definition that ``GameClock.check`` holds every
+#: game to, and that the home page's and the challenges' forms read (issue 31: a
+#: hand-made form asked for a reminder every hour). Reminders come at most once a day.
+CLOCK_LIMITS: dict[str, Limit] = {
+    "days_per_move": Limit(1, 60),
+    "reminder_after_hours": Limit(12, 24 * 30),
+    "reminder_every_hours": Limit(24, 24 * 30),
+    "vacation_days": Limit(0, 60),
+}
+TIMEOUT_ACTIONS = ("claim", "wait")
+
+
+@dataclass(frozen=True, slots=True)
 class GameClock:
-    """A game's correspondence clock, chosen when it is created."""
+    """A game's correspondence clock, chosen when it is created (bounds: ``CLOCK_LIMITS``)."""
 
     days_per_move: int | None = 3
     reminder_after_hours: int = 24
@@ -199,16 +222,39 @@ class GameClock:
     vacation_days: int = 10
 
     def check(self) -> GameClock:
-        if self.days_per_move is not None and not 1 <= self.days_per_move <= 60:
-            raise BadRequest(_l("days per move: between 1 and 60, or no limit"))
-        if not 1 <= self.reminder_after_hours <= 24 * 30:
-            raise BadRequest(_l("the first reminder comes after 1 hour to 30 days"))
-        if not 1 <= self.reminder_every_hours <= 24 * 30:
-            raise BadRequest(_l("reminders repeat every 1 hour to 30 days"))
-        if self.timeout_action not in ("claim", "wait"):
+        limits = CLOCK_LIMITS
+        days, after = limits["days_per_move"], limits["reminder_after_hours"]
+        every, vacation = limits["reminder_every_hours"], limits["vacation_days"]
+        if self.days_per_move is not None and self.days_per_move not in days:
+            raise BadRequest(
+                _l(
+                    "days per move: between %(low)s and %(high)s, or no limit",
+                    low=days.low,
+                    high=days.high,
+                )
+            )
+        if self.reminder_after_hours not in after:
+            raise BadRequest(
+                _l(
+                    "the first reminder comes after %(low)s to %(high)s hours",
+                    low=after.low,
+                    high=after.high,
+                )
+            )
+        if self.reminder_every_hours not in every:
+            raise BadRequest(
+                _l(
+                    "reminders repeat every %(low)s to %(high)s hours",
+                    low=every.low,
+                    high=every.high,
+                )
+            )
+        if self.timeout_action not in TIMEOUT_ACTIONS:
             raise BadRequest(_l("after a timeout: the waiting player may claim, or the game waits"))
-        if not 0 <= self.vacation_days <= 60:
-            raise BadRequest(_l("vacation days: 0 to 60"))
+        if self.vacation_days not in vacation:
+            raise BadRequest(
+                _l("vacation days: %(low)s to %(high)s", low=vacation.low, high=vacation.high)
+            )
         return self
 
 

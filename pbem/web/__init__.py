@@ -19,7 +19,7 @@ from ..clock import SystemClock
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
 from ..resources import resource_dir
-from ..services import ratings
+from ..services import games, ratings
 from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
@@ -109,6 +109,8 @@ def create_app(
         download_url=env.download_url,
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
+        clock_limits=games.CLOCK_LIMITS,  # a form's bounds are the service's own
+        clock_defaults=games.GameClock(),
     )
     fragments.init_app(app)  # the seat page's kept pieces and links
     private.init_app(app)  # a link with a token makes its answer private

@@ -71,24 +71,29 @@ def play_computer() -> Any:
 
 
 def _clock(form: Any) -> games.GameClock:
-    """The game's clock from the home form (defaults for anything missing)."""
-    days = inputs.text(form, "days_per_move", default="3")
+    """The game's clock from the home form: the service's defaults for anything missing,
+    each number bounded by the service's own limits (``games.CLOCK_LIMITS``)."""
+    defaults = games.GameClock()
+    days = inputs.text(form, "days_per_move", default=str(defaults.days_per_move))
 
-    def hours(name: str, label: Any, default: int) -> int:
-        return inputs.number(form, name, low=1, high=24 * 30, label=label, default=default)
+    def number(name: str, label: Any) -> int:
+        return clock_number(form, name, label, getattr(defaults, name))
 
-    per_move = _l("Time per move")
     return games.GameClock(
         days_per_move=None
         if days in ("", "none")
-        else inputs.number(form, "days_per_move", low=1, high=60, label=per_move, default=3),
-        reminder_after_hours=hours("reminder_after_hours", _l("First reminder after"), 24),
-        reminder_every_hours=hours("reminder_every_hours", _l("Reminders"), 48),
-        timeout_action=inputs.text(form, "timeout_action", default="claim"),
-        vacation_days=inputs.number(
-            form, "vacation_days", low=0, high=60, label=_l("Vacation days per player"), default=10
-        ),
+        else number("days_per_move", _l("Time per move")),
+        reminder_after_hours=number("reminder_after_hours", _l("First reminder after")),
+        reminder_every_hours=number("reminder_every_hours", _l("Reminders")),
+        timeout_action=inputs.text(form, "timeout_action", default=defaults.timeout_action),
+        vacation_days=number("vacation_days", _l("Vacation days per player")),
     )
+
+
+def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
+    """One of a clock's numbers from a form, within ``games.CLOCK_LIMITS[name]``."""
+    limit = games.CLOCK_LIMITS[name]
+    return inputs.number(form, name, low=limit.low, high=limit.high, label=label, default=default)
 
 
 @bp.get("/g/<public_id>/created")
