@@ -32,6 +32,13 @@ _NAME_PROBLEMS = {
     ),
     names.ENCODED_WORD: N_("%(who)s: a name cannot hold '=?…?=': mail programs read it as code"),
     names.ANGLE_BRACKETS: N_("%(who)s: a name cannot hold < or >"),
+    names.ADDRESS: N_(
+        "%(who)s: a name cannot look like an email address: no @ before a domain, and "
+        "none of the wide or small look-alikes of < > @ , ; :"
+    ),
+    names.INVISIBLE: N_(
+        "%(who)s: a name needs at least one visible letter, digit or sign; this one shows as blank"
+    ),
 }
 
 
