@@ -24,7 +24,14 @@ from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
-from .identity import checked_email, checked_name, normal_email, player_for
+from .identity import (
+    checked_email,
+    checked_language,
+    checked_name,
+    checked_timezone,
+    normal_email,
+    player_for,
+)
 from .integrity import Flag
 from .log import (
     Client,
@@ -141,11 +148,13 @@ class GameSummary:
 
 
 def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
+    """A player as given, each part checked; a language or zone left out (None) is the
+    player's saved one."""
     return PlayerIn(
         checked_name(player.name, which),
         checked_email(player.email, which),
-        player.language,
-        player.timezone,
+        None if player.language is None else checked_language(player.language),
+        None if player.timezone is None else checked_timezone(player.timezone),
     )
 
 
@@ -437,9 +446,9 @@ def accept(
             raise BadRequest(_l("Your contribution needs 16 random bytes or more."))
         seat.contribution, seat.accepted_at = contribution.hex(), now
         if language:
-            seat.language = known_language(language)
+            seat.language = checked_language(language)
         if timezone:
-            seat.timezone = known_timezone(timezone)
+            seat.timezone = checked_timezone(timezone)
         record_access(
             session,
             env,

@@ -8,8 +8,8 @@ from typing import Any
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
 from ..i18n import gettext as _
-from ..i18n import known_language, known_timezone, reader
 from ..i18n import lazy_gettext as _l
+from ..i18n import reader
 from ..services import computer, games, link_recovery, records
 from ..services.errors import BadRequest
 from . import inputs
@@ -34,13 +34,13 @@ def create() -> Any:
             games.PlayerIn(
                 inputs.text(form, "my_name"),
                 inputs.text(form, "my_email"),
-                known_language(mine),
-                known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+                mine,
+                inputs.text(form, "my_timezone") or reader().timezone,
             ),
             games.PlayerIn(
                 inputs.text(form, "their_name"),
                 inputs.text(form, "their_email"),
-                known_language(inputs.text(form, "their_language") or mine),
+                inputs.text(form, "their_language") or mine,
             ),
         )
         created = games.create_game(
@@ -61,8 +61,8 @@ def play_computer() -> Any:
         person = games.PlayerIn(
             inputs.text(form, "my_name"),
             inputs.text(form, "my_email"),
-            known_language(mine),
-            known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+            mine,
+            inputs.text(form, "my_timezone") or reader().timezone,
         )
         created = computer.start(services(), person, inputs.text(form, "level"), client=client())
     except BadRequest as exc:

@@ -65,7 +65,6 @@ OFFERED_ELSEWHERE = {"csrf_token", "entropy", "n", "move", "message", "try", "pe
 def test_every_hidden_or_chosen_field_is_walked_here():
     walked = {field for _form, field, _bad, _says in HOME_CASES}
     walked |= {field for _path, field, _bad, _says in SIGNED_IN_CASES + SEAT_CASES}
-    walked |= {"my_language", "my_timezone", "their_language", "language", "timezone", "level"}
     assert every_form_field() - OFFERED_ELSEWHERE <= walked
 
 
@@ -76,7 +75,11 @@ HOME_CASES = [
     ("/", "days_per_move", "61", "Time per move: a number from 1 to 60"),
     ("/", "vacation_days", "61", "Vacation days per player: a number from 0 to 60"),
     ("/", "timeout_action", "never", "after a timeout: the waiting player may claim"),
+    ("/", "my_language", "xx", "Choose one of the languages offered"),
+    ("/", "their_language", "xx", "Choose one of the languages offered"),
+    ("/", "my_timezone", "Mars/Olympus", "'Mars/Olympus' is not a time zone"),
     ("/computer", "level", "grandmaster", "Choose the computer's level"),
+    ("/computer", "my_language", "xx", "Choose one of the languages offered"),
 ]
 
 
@@ -144,6 +147,8 @@ def test_a_players_forms_refuse_what_they_never_offer(client, env, path, field, 
 
 
 SEAT_CASES = [
+    ("accept", "language", "xx", "choose one of the languages offered"),
+    ("accept", "timezone", "Mars/Olympus", "is not a time zone"),
     ("mail", "mode", "hourly", "mail"),
     ("receipts", "receipts", "sometimes", "receipt"),
     ("reader", "language", "xx", "language"),
@@ -153,10 +158,27 @@ SEAT_CASES = [
 
 @pytest.mark.parametrize(("action", "field", "bad", "says"), SEAT_CASES)
 def test_a_seats_forms_refuse_what_they_never_offer(client, env, action, field, bad, says):
-    public_id = new_game(env)
+    waiting = action == "accept"  # a game started on the web waits for both to accept
+    public_id = new_game(env) if not waiting else _waiting_game(env)
     link = f"/s/{token(env, public_id, 0)}"
     page = client.get(link)
-    form = {"csrf_token": csrf_of(page.text), "language": "en", "timezone": "UTC", field: bad}
+    form = {
+        "csrf_token": csrf_of(page.text),
+        "language": "en",
+        "timezone": "UTC",
+        "phrase": "four words of mine",
+        field: bad,
+    }
     answer = client.post(f"{link}/{action}", data=form)
     assert answer.status_code == 400 and says in unescape(answer.text).lower(), answer.text[-900:]
     assert client.get(link).text.count("checked") == page.text.count("checked")
+    if waiting:  # not accepted: the page still asks for it
+        assert games.public_page(env, public_id).game.status == "waiting"
+
+
+def _waiting_game(env) -> str:
+    return games.create_game(
+        env,
+        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        await_players=True,
+    ).public_id
