@@ -14,7 +14,7 @@ from datetime import datetime
 
 from .. import engine as jaipur
 from ..clock import as_utc
-from ..engine import rng
+from ..engine import names, rng
 from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
@@ -207,6 +207,10 @@ class Limit:
     def __contains__(self, value: object) -> bool:
         return isinstance(value, int) and self.low <= value <= self.high
 
+    def nearest(self, value: int) -> int:
+        """``value`` brought within the bounds (a game stored before they were set)."""
+        return min(max(value, self.low), self.high)
+
 
 #: The bounds of a game's clock: the one definition that ``GameClock.check`` holds every
 #: game to, and that the home page's and the challenges' forms read (issue 31: a
@@ -265,6 +269,32 @@ class GameClock:
                 _l("vacation days: %(low)s to %(high)s", low=vacation.low, high=vacation.high)
             )
         return self
+
+    @classmethod
+    def of(cls, game: Game) -> GameClock:
+        """A stored game's clock, for its rematch: within today's bounds, even for a game
+        made before them (a rematch is asked for with one click; nothing is typed)."""
+        limits = CLOCK_LIMITS
+        days = game.days_per_move
+        return cls(
+            days_per_move=None if days is None else limits["days_per_move"].nearest(days),
+            reminder_after_hours=limits["reminder_after_hours"].nearest(game.reminder_after_hours),
+            reminder_every_hours=limits["reminder_every_hours"].nearest(game.reminder_every_hours),
+            timeout_action=game.timeout_action
+            if game.timeout_action in TIMEOUT_ACTIONS
+            else cls.timeout_action,
+            vacation_days=limits["vacation_days"].nearest(game.vacation_days),
+        )
+
+
+def stored_player(name: str, email: str, language: str, timezone: str) -> PlayerIn:
+    """A player of a new game made from stored rows (a rematch, a challenge taken, the
+    computer again): the name as today's rule keeps it (``names.sanitized``: a name stored
+    before a rule changed loses only what the rule refuses), and a language and zone this
+    server still knows. Nothing here was typed, so nothing is refused."""
+    return PlayerIn(
+        names.sanitized(name), email, known_language(language), known_timezone(timezone)
+    )
 
 
 def create_game(
