@@ -21,6 +21,37 @@ _ENCODED_WORD = re.compile(r"=\?[^?\s]*\?[bq]\?[^?]*\?=", re.I)
 #: Zero-width joiner and non-joiner: part of the spelling of Persian and of emoji.
 _JOINERS = {"\u200c", "\u200d"}
 
+#: Characters that show nothing, though a name may hold them beside visible ones: Unicode's
+#: default-ignorable code points (variation selectors, the combining grapheme joiner,
+#: the Hangul fillers, Mongolian selectors, tags…) and the blank braille pattern.
+_BLANK_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+#: The categories of a visible character: letters, digits, punctuation and symbols.
+_VISIBLE_CATEGORIES = ("L", "N", "P", "S")
+
+#: Look-alikes of the characters that make a display name read as addresses in a mail
+#: client (``<`` ``>`` ``@`` ``,`` ``;`` ``:``): the full-width, small and vertical forms
+#: (each folds to the ASCII one under NFKC), and others drawn alike (single angle quotes,
+#: modifier letters, mathematical and CJK angle brackets, the ratio sign…). The ASCII
+#: ``<`` and ``>`` are refused on their own; ``@`` only before a domain (``_ADDRESS``);
+#: ``,`` ``;`` ``:`` are a name's ordinary punctuation (``Bob, Jr.``).
+_ADDRESS_LOOKALIKES = frozenset(
+    "\ufe64\uff1c\u2039\u02c2\u1438\u276e\u2329\u3008\u27e8"  # <
+    "\ufe65\uff1e\u203a\u02c3\u1433\u276f\u232a\u3009\u27e9"  # >
+    "\ufe6b\uff20"  # @
+    "\ufe10\ufe50\uff0c\u201a\ua4f9"  # ,
+    "\ufe14\ufe54\uff1b\u204f"  # ;
+    "\ufe13\ufe55\uff1a\u2236\ua789\u02f8\ufe30\u205a\u05c3\u2a74"  # :
+    + "".join(chr(c) for c in range(0x1F101, 0x1F10B))  # digit with comma: 🄁 …
+)
+#: An ``@`` with a domain after it (``x@evil.example``), its dot in any of its forms.
+_ADDRESS = re.compile(r"@\s*[\w-]+(?:\s*[.\u3002\uff0e\uff61]\s*[\w-]+)+")
+
 
 class BadName(ValueError):
     """A name that cannot be used; ``code`` says why (the caller words it for the reader)."""
@@ -31,12 +62,14 @@ class BadName(ValueError):
 
 
 #: Why a name is refused, in the words the services translate.
-EMPTY, TOO_LONG, CONTROL, ENCODED_WORD, ANGLE_BRACKETS = (
+EMPTY, TOO_LONG, CONTROL, ENCODED_WORD, ANGLE_BRACKETS, ADDRESS, INVISIBLE = (
     "empty",
     "too_long",
     "control",
     "encoded_word",
     "angle_brackets",
+    "address",
+    "invisible",
 )
 
 
@@ -48,12 +81,29 @@ def _refused_character(ch: str) -> bool:
     return category in ("Cc", "Cf", "Cs", "Cn", "Zl", "Zp")
 
 
+def _visible(ch: str) -> bool:
+    """A letter, digit, punctuation mark or symbol that shows (not a blank filler)."""
+    if unicodedata.category(ch)[0] not in _VISIBLE_CATEGORIES:
+        return False
+    code = ord(ch)
+    return not any(low <= code <= high for low, high in _BLANK_RANGES)
+
+
+def _looks_like_address(name: str) -> bool:
+    """A look-alike of ``< > @ , ; :``, or an ``@`` before a domain (also in full width)."""
+    if any(ch in _ADDRESS_LOOKALIKES for ch in name):
+        return True
+    return _ADDRESS.search(unicodedata.normalize("NFKC", name)) is not None
+
+
 def clean_name(raw: str) -> str:
     """The name as it will be kept: NFC, each run of spaces made one space, none at the ends.
 
     Raises ``BadName`` for a name that is empty, longer than ``MAX_LENGTH``, holds a
     control or invisible formatting character (a line break included), an encoded word,
-    or angle brackets (which make a name look like an address).
+    angle brackets, or anything else that makes a name read as an address in a mail
+    client (``ADDRESS``: ``Bob ＜x@evil.example＞``, ``x@evil.example, y@evil.example``), or
+    no visible character at all (``INVISIBLE``: only joiners, fillers, selectors).
     """
     if not isinstance(raw, str):
         raise BadName(EMPTY)
@@ -69,6 +119,10 @@ def clean_name(raw: str) -> str:
         raise BadName(ENCODED_WORD)
     if "<" in name or ">" in name:
         raise BadName(ANGLE_BRACKETS)
+    if _looks_like_address(name):
+        raise BadName(ADDRESS)
+    if not any(_visible(ch) for ch in name):
+        raise BadName(INVISIBLE)
     return name
 
 
@@ -80,11 +134,15 @@ _REFUSED_IN_RECORDS = ("Cc", "Cf", "Cs", "Zl", "Zp")
 def record_name_problem(raw: object) -> str | None:
     """Why a name written in a record file cannot be shown, or None (record-format.md §4.2).
 
-    The rule ``clean_name`` holds names to, on the name as written, with two differences
+    The rule ``clean_name`` holds names to, on the name as written, with the differences
     a file read anywhere needs: a tab is a control character like any other (the server
-    turns it into a space before it keeps a name, so a record it wrote holds none), and an
+    turns it into a space before it keeps a name, so a record it wrote holds none); an
     unassigned code point passes (a reader on an older Unicode could not tell it from a
-    letter added since, and a record must read the same everywhere).
+    letter added since, and a record must read the same everywhere); and the server's
+    later rules for a name it is given (``ADDRESS``, ``INVISIBLE``) are not applied, so
+    a record written before them, or by another implementation, reads and verifies as it
+    did. A name in a record is outside every hash: pages that show an uploaded record
+    say so (record-format.md §4.2).
     """
     if not isinstance(raw, str):
         return EMPTY
@@ -117,5 +175,9 @@ def sanitized(raw: str, fallback: str = "Player") -> str:
     text = "".join(ch for ch in text if not _refused_character(ch))
     while _ENCODED_WORD.search(text):
         text = _ENCODED_WORD.sub(lambda m: m.group(0).replace("=?", "= ?"), text)
-    text = " ".join(text.replace("<", "").replace(">", "").split())
-    return " ".join(text[:MAX_LENGTH].split()) or fallback
+    text = "".join(ch for ch in text if ch not in _ADDRESS_LOOKALIKES)
+    text = text.replace("<", "").replace(">", "")
+    if _looks_like_address(text):
+        text = text.replace("@", " ")
+    name = " ".join(" ".join(text.split())[:MAX_LENGTH].split())
+    return name if any(_visible(ch) for ch in name) else fallback

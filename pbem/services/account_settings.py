@@ -10,13 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..i18n import LANGUAGES, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
 from . import settings
 from .env import Env
 from .errors import BadRequest, Forbidden
-from .identity import checked_name, seats_of
+from .identity import checked_language, checked_name, checked_timezone, seats_of
 from .log import Client
 from .players import note_access
 from .status import GameStatus
@@ -40,10 +39,7 @@ def update_settings(
         raise BadRequest(
             _l("Choose how you want mail: every move, a daily digest, or only invitations.")
         )
-    if language not in LANGUAGES:
-        raise BadRequest(_l("Choose one of the languages offered."))
-    if known_timezone(timezone) != timezone:
-        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
+    language, timezone = checked_language(language), checked_timezone(timezone)
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:

@@ -121,8 +121,8 @@ def accept(
     created = games.create_game(
         env,
         (
-            games.PlayerIn(by.display_name, by.email, by.language, by.timezone),
-            games.PlayerIn(me.display_name, me.email, me.language, me.timezone),
+            games.stored_player(by.display_name, by.email, by.language, by.timezone),
+            games.stored_player(me.display_name, me.email, me.language, me.timezone),
         ),
         first_player=first,
         clock=games.GameClock(days_per_move=days),
@@ -154,18 +154,11 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id
-        players = tuple(games.PlayerIn(s.name, s.email, s.language, s.timezone) for s in game.seats)
-        first = 1 - match.first_player
-        old_id, clock = (
-            game.id,
-            games.GameClock(
-                days_per_move=game.days_per_move,
-                reminder_after_hours=game.reminder_after_hours,
-                reminder_every_hours=game.reminder_every_hours,
-                timeout_action=game.timeout_action,
-                vacation_days=game.vacation_days,
-            ),
+        players = tuple(
+            games.stored_player(s.name, s.email, s.language, s.timezone) for s in game.seats
         )
+        first = 1 - match.first_player
+        old_id, clock = game.id, games.GameClock.of(game)
         asking = seat.seat
     try:
         created = games.create_game(

@@ -124,7 +124,7 @@ def start_signed_in(
         me = session.get(Player, player_id)
         if me is None:
             raise NotFound(_l("There is no such player."))
-        person = games.PlayerIn(me.display_name, me.email, me.language, me.timezone)
+        person = games.stored_player(me.display_name, me.email, me.language, me.timezone)
     token = start(
         env, person, level, client=client, player_id=player_id, contribution=own_bytes(contribution)
     ).tokens[0]
@@ -145,7 +145,7 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return env.links.seat_token(existing.public_id, 0, existing.seats[0].key_version)
-        person = games.PlayerIn(seat.name, seat.email, seat.language, seat.timezone)
+        person = games.stored_player(seat.name, seat.email, seat.language, seat.timezone)
         old_id = game.id
         owner = player_rows.by_email(session, normal_email(seat.email))  # the seat's own limits
     try:

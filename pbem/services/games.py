@@ -14,7 +14,7 @@ from datetime import datetime
 
 from .. import engine as jaipur
 from ..clock import as_utc
-from ..engine import rng
+from ..engine import names, rng
 from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
@@ -24,7 +24,14 @@ from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
-from .identity import checked_email, checked_name, normal_email, player_for
+from .identity import (
+    checked_email,
+    checked_language,
+    checked_name,
+    checked_timezone,
+    normal_email,
+    player_for,
+)
 from .integrity import Flag
 from .log import (
     Client,
@@ -141,11 +148,13 @@ class GameSummary:
 
 
 def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
+    """A player as given, each part checked; a language or zone left out (None) is the
+    player's saved one."""
     return PlayerIn(
         checked_name(player.name, which),
         checked_email(player.email, which),
-        player.language,
-        player.timezone,
+        None if player.language is None else checked_language(player.language),
+        None if player.timezone is None else checked_timezone(player.timezone),
     )
 
 
@@ -189,8 +198,35 @@ def turn_started(game: Game, rows: Sequence[MoveRow] | Sequence[Entry]) -> datet
 
 
 @dataclass(frozen=True, slots=True)
+class Limit:
+    """The whole numbers ``low`` to ``high`` that one of a game's clock settings may be."""
+
+    low: int
+    high: int
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.low <= value <= self.high
+
+    def nearest(self, value: int) -> int:
+        """``value`` brought within the bounds (a game stored before they were set)."""
+        return min(max(value, self.low), self.high)
+
+
+#: The bounds of a game's clock: the one definition that ``GameClock.check`` holds every
+#: game to, and that the home page's and the challenges' forms read (issue 31: a
+#: hand-made form asked for a reminder every hour). Reminders come at most once a day.
+CLOCK_LIMITS: dict[str, Limit] = {
+    "days_per_move": Limit(1, 60),
+    "reminder_after_hours": Limit(12, 24 * 30),
+    "reminder_every_hours": Limit(24, 24 * 30),
+    "vacation_days": Limit(0, 60),
+}
+TIMEOUT_ACTIONS = ("claim", "wait")
+
+
+@dataclass(frozen=True, slots=True)
 class GameClock:
-    """A game's correspondence clock, chosen when it is created."""
+    """A game's correspondence clock, chosen when it is created (bounds: ``CLOCK_LIMITS``)."""
 
     days_per_move: int | None = 3
     reminder_after_hours: int = 24
@@ -199,17 +235,66 @@ class GameClock:
     vacation_days: int = 10
 
     def check(self) -> GameClock:
-        if self.days_per_move is not None and not 1 <= self.days_per_move <= 60:
-            raise BadRequest(_l("days per move: between 1 and 60, or no limit"))
-        if not 1 <= self.reminder_after_hours <= 24 * 30:
-            raise BadRequest(_l("the first reminder comes after 1 hour to 30 days"))
-        if not 1 <= self.reminder_every_hours <= 24 * 30:
-            raise BadRequest(_l("reminders repeat every 1 hour to 30 days"))
-        if self.timeout_action not in ("claim", "wait"):
+        limits = CLOCK_LIMITS
+        days, after = limits["days_per_move"], limits["reminder_after_hours"]
+        every, vacation = limits["reminder_every_hours"], limits["vacation_days"]
+        if self.days_per_move is not None and self.days_per_move not in days:
+            raise BadRequest(
+                _l(
+                    "days per move: between %(low)s and %(high)s, or no limit",
+                    low=days.low,
+                    high=days.high,
+                )
+            )
+        if self.reminder_after_hours not in after:
+            raise BadRequest(
+                _l(
+                    "the first reminder comes after %(low)s to %(high)s hours",
+                    low=after.low,
+                    high=after.high,
+                )
+            )
+        if self.reminder_every_hours not in every:
+            raise BadRequest(
+                _l(
+                    "reminders repeat every %(low)s to %(high)s hours",
+                    low=every.low,
+                    high=every.high,
+                )
+            )
+        if self.timeout_action not in TIMEOUT_ACTIONS:
             raise BadRequest(_l("after a timeout: the waiting player may claim, or the game waits"))
-        if not 0 <= self.vacation_days <= 60:
-            raise BadRequest(_l("vacation days: 0 to 60"))
+        if self.vacation_days not in vacation:
+            raise BadRequest(
+                _l("vacation days: %(low)s to %(high)s", low=vacation.low, high=vacation.high)
+            )
         return self
+
+    @classmethod
+    def of(cls, game: Game) -> GameClock:
+        """A stored game's clock, for its rematch: within today's bounds, even for a game
+        made before them (a rematch is asked for with one click; nothing is typed)."""
+        limits = CLOCK_LIMITS
+        days = game.days_per_move
+        return cls(
+            days_per_move=None if days is None else limits["days_per_move"].nearest(days),
+            reminder_after_hours=limits["reminder_after_hours"].nearest(game.reminder_after_hours),
+            reminder_every_hours=limits["reminder_every_hours"].nearest(game.reminder_every_hours),
+            timeout_action=game.timeout_action
+            if game.timeout_action in TIMEOUT_ACTIONS
+            else cls.timeout_action,
+            vacation_days=limits["vacation_days"].nearest(game.vacation_days),
+        )
+
+
+def stored_player(name: str, email: str, language: str, timezone: str) -> PlayerIn:
+    """A player of a new game made from stored rows (a rematch, a challenge taken, the
+    computer again): the name as today's rule keeps it (``names.sanitized``: a name stored
+    before a rule changed loses only what the rule refuses), and a language and zone this
+    server still knows. Nothing here was typed, so nothing is refused."""
+    return PlayerIn(
+        names.sanitized(name), email, known_language(language), known_timezone(timezone)
+    )
 
 
 def create_game(
@@ -427,9 +512,9 @@ def accept(
             raise BadRequest(_l("Your contribution needs 16 random bytes or more."))
         seat.contribution, seat.accepted_at = contribution.hex(), now
         if language:
-            seat.language = known_language(language)
+            seat.language = checked_language(language)
         if timezone:
-            seat.timezone = known_timezone(timezone)
+            seat.timezone = checked_timezone(timezone)
         record_access(
             session,
             env,

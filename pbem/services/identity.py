@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from ..engine import names
+from ..i18n import LANGUAGES, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import players as player_rows
 from ..store import seats as seat_rows
@@ -32,6 +33,13 @@ _NAME_PROBLEMS = {
     ),
     names.ENCODED_WORD: N_("%(who)s: a name cannot hold '=?…?=': mail programs read it as code"),
     names.ANGLE_BRACKETS: N_("%(who)s: a name cannot hold < or >"),
+    names.ADDRESS: N_(
+        "%(who)s: a name cannot look like an email address: no @ before a domain, and "
+        "none of the wide or small look-alikes of < > @ , ; :"
+    ),
+    names.INVISIBLE: N_(
+        "%(who)s: a name needs at least one visible letter, digit or sign; this one shows as blank"
+    ),
 }
 
 
@@ -42,6 +50,21 @@ def checked_name(raw: str, who: object) -> str:
         return names.clean_name(raw)
     except names.BadName as exc:
         raise BadRequest(_l(_NAME_PROBLEMS[exc.code], who=who)) from None
+
+
+def checked_language(language: str) -> str:
+    """One of the languages the site speaks, as its code, or a BadRequest: the one check of
+    every language a form sends (the home page, accepting a game, settings)."""
+    if language not in LANGUAGES:
+        raise BadRequest(_l("Choose one of the languages offered."))
+    return language
+
+
+def checked_timezone(timezone: str) -> str:
+    """An IANA time zone this server knows, or a BadRequest that quotes what was sent."""
+    if known_timezone(timezone) != timezone:
+        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
+    return timezone
 
 
 #: What the server accepts as a player's address: a plain ``local@domain.tld`` with no

@@ -5,6 +5,7 @@ A game whose stored log no longer verifies is flagged, never silently repaired.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .. import engine as jaipur
@@ -13,12 +14,13 @@ from ..engine import Match
 from ..engine.record import LoggedMove, Record
 from ..engine.verify import Verification
 from ..i18n import lazy_gettext as _l
+from ..store import games as game_rows
 from ..store.models import Game, MoveRow
 from .env import Env
 from .errors import BadRequest, Forbidden, NotStarted, flagged
 from .integrity import Flag, flag_json
 from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access
-from .played import Played, played
+from .played import Played, played, seat_names
 
 
 def export_record(
@@ -145,3 +147,40 @@ def operator_record(env: Env, public_id: str) -> dict[str, Any]:
         over = log.match.is_over and log.broken is None
         record = full_record(game, rows, log.match if over else None).to_json()
         return _flagged(record, game, log)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldGame:
+    """A game of this server that an uploaded record is a copy of, as the server names it."""
+
+    public_id: str
+    names: tuple[str, str]
+
+
+#: Longer than any game id this server makes (10 characters): no lookup for it.
+_MAX_GAME_ID = 32
+
+
+def held_game(env: Env, record: Record) -> HeldGame | None:
+    """The game of this server that ``record`` copies, or None: the same id and commitment,
+    and the record's hash chain a prefix of the stored log's, entry by entry.
+
+    The players' names are outside every hash (docs/record-format.md §4.2), so a copy of
+    a real record with the names changed still verifies; the uploaded record's page shows
+    the server's names beside the file's. A record is only called the server's when it
+    also verifies (the caller's check), so equal hashes mean equal moves.
+    """
+    game_id, commitment = record.game_id, record.commitment
+    if not game_id or len(game_id) > _MAX_GAME_ID or commitment is None:
+        return None
+    with env.db.read() as session:
+        game = game_rows.by_public_id(session, game_id)
+        if game is None or game.commitment != commitment:
+            return None
+        rows = log_rows(session, game)
+        if len(record.moves) > len(rows):
+            return None
+        for entry, row in zip(record.moves, rows, strict=False):
+            if entry.hash is None or (entry.n, entry.hash) != (row.n, row.hash):
+                return None
+        return HeldGame(game.public_id, seat_names(game))

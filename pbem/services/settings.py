@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from ..clock import as_utc
-from ..i18n import LANGUAGES, Reader, known_timezone
+from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from ..i18n import lazy_ngettext as _ln
 from ..store import seats as seat_rows
@@ -14,7 +14,7 @@ from ..store.models import Player, Vacation
 from .env import Env
 from .errors import BadRequest, Forbidden
 from .games import vacation_left
-from .identity import seats_of
+from .identity import checked_language, checked_timezone, seats_of
 from .log import Client, authenticate, record_access
 from .players import note_access
 
@@ -149,10 +149,7 @@ def set_player_receipts(env: Env, player_id: int, receipts: str, client: Client)
 
 def set_reader(env: Env, token: str, language: str, timezone: str, client: Client) -> Reader:
     """The language and time zone of this seat's pages and mails, from now on."""
-    if language not in LANGUAGES:
-        raise BadRequest(_l("Choose one of the languages offered."))
-    if known_timezone(timezone) != timezone:
-        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
+    language, timezone = checked_language(language), checked_timezone(timezone)
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
         seat.language, seat.timezone = language, timezone

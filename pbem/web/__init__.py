@@ -19,12 +19,25 @@ from ..clock import SystemClock
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
 from ..resources import resource_dir
-from ..services import ratings
+from ..services import games, ratings
 from ..services.env import Env
 from ..services.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
-from . import api, csrf, dev, download, fragments, inputs, locale, pages, players, replay, seat
+from . import (
+    api,
+    csrf,
+    dev,
+    download,
+    fragments,
+    inputs,
+    locale,
+    pages,
+    players,
+    private,
+    replay,
+    seat,
+)
 from .redact import RedactTokens
 from .sessions import KeptSerializerInterface
 
@@ -96,8 +109,11 @@ def create_app(
         download_url=env.download_url,
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
+        clock_limits=games.CLOCK_LIMITS,  # a form's bounds are the service's own
+        clock_defaults=games.GameClock(),
     )
     fragments.init_app(app)  # the seat page's kept pieces and links
+    private.init_app(app)  # a link with a token makes its answer private
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
 
@@ -124,8 +140,7 @@ def create_app(
         for lowered, name, value in security:
             if lowered not in present:
                 headers.add(name, value)
-        path = request.path
-        if path.startswith("/s/") or path.startswith("/api/"):
+        if private.private():  # links, tokens, a signed-in person's pages: never kept
             headers["Cache-Control"] = "no-store"
         return response
 

@@ -8,8 +8,8 @@ from typing import Any
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
 from ..i18n import gettext as _
-from ..i18n import known_language, known_timezone, reader
 from ..i18n import lazy_gettext as _l
+from ..i18n import reader
 from ..services import computer, games, link_recovery, records
 from ..services.errors import BadRequest
 from . import inputs
@@ -39,13 +39,13 @@ def create() -> Any:
             games.PlayerIn(
                 inputs.text(form, "my_name"),
                 inputs.text(form, "my_email"),
-                known_language(mine),
-                known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+                mine,
+                inputs.text(form, "my_timezone") or reader().timezone,
             ),
             games.PlayerIn(
                 inputs.text(form, "their_name"),
                 inputs.text(form, "their_email"),
-                known_language(inputs.text(form, "their_language") or mine),
+                inputs.text(form, "their_language") or mine,
             ),
         )
         created = games.create_game(
@@ -71,8 +71,8 @@ def play_computer() -> Any:
         person = games.PlayerIn(
             inputs.text(form, "my_name"),
             inputs.text(form, "my_email"),
-            known_language(mine),
-            known_timezone(inputs.text(form, "my_timezone") or reader().timezone),
+            mine,
+            inputs.text(form, "my_timezone") or reader().timezone,
         )
         created = computer.start(
             services(),
@@ -93,24 +93,29 @@ def _signed_in_id() -> int | None:
 
 
 def _clock(form: Any) -> games.GameClock:
-    """The game's clock from the home form (defaults for anything missing)."""
-    days = inputs.text(form, "days_per_move", default="3")
+    """The game's clock from the home form: the service's defaults for anything missing,
+    each number bounded by the service's own limits (``games.CLOCK_LIMITS``)."""
+    defaults = games.GameClock()
+    days = inputs.text(form, "days_per_move", default=str(defaults.days_per_move))
 
-    def hours(name: str, label: Any, default: int) -> int:
-        return inputs.number(form, name, low=1, high=24 * 30, label=label, default=default)
+    def number(name: str, label: Any) -> int:
+        return clock_number(form, name, label, getattr(defaults, name))
 
-    per_move = _l("Time per move")
     return games.GameClock(
         days_per_move=None
         if days in ("", "none")
-        else inputs.number(form, "days_per_move", low=1, high=60, label=per_move, default=3),
-        reminder_after_hours=hours("reminder_after_hours", _l("First reminder after"), 24),
-        reminder_every_hours=hours("reminder_every_hours", _l("Reminders"), 48),
-        timeout_action=inputs.text(form, "timeout_action", default="claim"),
-        vacation_days=inputs.number(
-            form, "vacation_days", low=0, high=60, label=_l("Vacation days per player"), default=10
-        ),
+        else number("days_per_move", _l("Time per move")),
+        reminder_after_hours=number("reminder_after_hours", _l("First reminder after")),
+        reminder_every_hours=number("reminder_every_hours", _l("Reminders")),
+        timeout_action=inputs.text(form, "timeout_action", default=defaults.timeout_action),
+        vacation_days=number("vacation_days", _l("Vacation days per player")),
     )
+
+
+def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
+    """One of a clock's numbers from a form, within ``games.CLOCK_LIMITS[name]``."""
+    limit = games.CLOCK_LIMITS[name]
+    return inputs.number(form, name, low=limit.low, high=limit.high, label=label, default=default)
 
 
 @bp.get("/g/<public_id>/created")

@@ -35,6 +35,7 @@ from . import inputs
 from .client import client
 from .context import services
 from .locale import for_player, remember
+from .pages import clock_number
 
 bp = Blueprint("players", __name__)
 
@@ -285,10 +286,9 @@ def challenge_post() -> Any:
     form = request.form
     try:
         days = None
-        if inputs.text(form, "days_per_move", default="3") not in ("", "none"):
-            days = inputs.number(
-                form, "days_per_move", low=1, high=60, label=_l("Time per move"), default=3
-            )
+        default = games.GameClock().days_per_move
+        if inputs.text(form, "days_per_move", default=str(default)) not in ("", "none"):
+            days = clock_number(form, "days_per_move", _l("Time per move"), default)
         challenges.post(
             services(),
             player.id,

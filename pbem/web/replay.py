@@ -17,15 +17,16 @@ from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..clock import Clock, SystemClock
 from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
+from ..engine.record import Record
 from ..i18n import lazy_gettext as _l
-from ..services import audit, ratelimit, replay_access
+from ..services import audit, ratelimit, records, replay_access
 from ..services.analysis import Shown, chance_rounds
 from ..services.errors import BadRequest, NotFound, ServiceError
 from ..services.integrity import Flag
@@ -62,9 +63,11 @@ def render_replay(
     flag: Flag | None = None,
     computer: tuple[int, str] | None = None,
     analysis: Shown | None = None,
+    upload: Upload | None = None,
 ) -> Any:
     """A step of a replay; every refusal on the way (no such step, a perspective not
-    open to this viewer) carries the flag too, so a broken log never reads as a plain 404."""
+    open to this viewer) carries the flag too, so a broken log never reads as a plain 404.
+    ``upload``: the replay is of a record file someone opened (what its check covers)."""
     try:
         allowed = replay.perspectives(viewer_seat)
         default = str(viewer_seat) if viewer_seat is not None and not replay.finished else ALL
@@ -101,6 +104,7 @@ def render_replay(
         analysis=analysis,
         judged=analysis.moves.get(n) if analysis is not None and n and not deal else None,
         chances=chance_rounds(analysis, replay.all_steps) if analysis is not None else [],
+        upload=upload,
     )
 
 
@@ -248,10 +252,11 @@ def _keeping() -> tuple[Config, Clock]:
 class Opened:
     """A record file read, verified and replayed: what every page of it shows."""
 
-    __slots__ = ("data", "flag", "replay", "report")
+    __slots__ = ("data", "flag", "record", "replay", "report")
 
-    def __init__(self, data: bytes, replay: Replay, report: Verification) -> None:
+    def __init__(self, data: bytes, record: Record, replay: Replay, report: Verification) -> None:
         self.data = data  #: the bytes as uploaded: the download serves exactly these
+        self.record = record
         self.replay = replay
         self.report = report
         self.flag = _record_flag(report, replay)
@@ -288,7 +293,7 @@ def read_record(data: bytes) -> Opened:
         why = f"it could not be read ({type(exc).__name__})"
         raise BadRequest(_l("That file is not a game record: %(why)s", why=why)) from None
     # refuses a record without a seed (a player's view of a running game)
-    return Opened(data, from_record(record), report)
+    return Opened(data, record, from_record(record), report)
 
 
 def store_record(data: bytes) -> str:
@@ -378,6 +383,21 @@ def upload() -> Any:
     return redirect(url_for("replay.record_replay", digest=digest), code=303)
 
 
+class Upload(NamedTuple):
+    """What the page of an uploaded record says besides the replay: whether it passed the
+    check (which never covers the names), and the server's own game it copies, if any."""
+
+    passes: bool
+    held: records.HeldGame | None
+
+
+def _upload_of(opened: Opened) -> Upload:
+    passes = opened.report.first_failure is None
+    env = current_app.extensions.get("pbem")  # ``pbem view`` has no server behind it
+    held = records.held_game(env, opened.record) if passes and env is not None else None
+    return Upload(passes, held)
+
+
 @bp.get("/r/<digest>")
 def record_replay(digest: str) -> Any:
     opened = _opened(digest)
@@ -393,6 +413,7 @@ def record_replay(digest: str) -> Any:
         record_link=url_for("replay.record_file", digest=digest),
         whatif=lambda n: url_for("replay.record_whatif", digest=digest, n=n),
         flag=opened.flag,
+        upload=_upload_of(opened),
     )
 
 

@@ -4,6 +4,7 @@ cannot break out, a bad row that fails alone, LMTP that answers once per recipie
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from email import policy
 from email.parser import BytesParser
@@ -41,12 +42,28 @@ HOSTILE_NAMES = [
     "",
     "   ",
     "x" * 81,
+    # read as addresses in the recipient's mail client (issue 31)
+    "X Bcc: other@example.net",
+    "x@evil.example, y@evil.example",
+    "Bob \uff1cx@evil.example\uff1e",  # full-width < >
+    "Bob \ufe64x\ufe6bevil\ufe65",  # small < @ >
+    "Bob \u2039x@evil.example\u203a",  # single angle quotes
+    "Bob \uff20 evil\uff0eexample",  # full-width @ and dot
+    "Bob\uff0c Alice",  # full-width comma
+    "Bob\uff1b Alice\ufe55",  # full-width semicolon, small colon
+    # nothing visible
+    "\u200d\u200c\u200d",  # joiners only
+    "\u3164\u3164",  # Hangul fillers
+    "\ufe0f\u034f",  # a variation selector, the combining grapheme joiner
+    "\u2800",  # the blank braille pattern
+    "\u0301\u0308",  # combining marks with nothing to combine with
 ]
 
 #: Names that look odd to a header parser but are fine as names: kept as typed.
 ODD_BUT_FINE = [
     "Bob, Jr.",
-    "X Bcc: other@example.net",
+    "Bob @ home",
+    "Bob: the elder; 2nd",
     "..bob",
     'a"b\\c',
     "O'Brien (the elder)",
@@ -55,6 +72,7 @@ ODD_BUT_FINE = [
     "Олена",
     "王小明",
     "👩\u200d💻 Ada",
+    "\u2764\ufe0f",  # a heart, with its emoji variation selector
 ]
 
 
@@ -327,3 +345,57 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
             )
         )
     assert all(r.to_addr == "ada@example.test" for r in refusals)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("x@evil.example, y@evil.example", "cannot look like an email address"),
+        ("Bob \uff1cx@evil.example\uff1e", "cannot look like an email address"),
+        ("\u200d\u200c", "this one shows as blank"),
+    ],
+)
+def test_the_home_page_says_why_a_name_reads_as_an_address_or_blank(client, env, name, says):
+    page = client.get("/")
+    form = {
+        "csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1),
+        "my_name": "Ada",
+        "my_email": "ada@example.test",
+        "their_name": name,
+        "their_email": "bo@example.test",
+    }
+    before = _counts(env)
+    answer = client.post("/", data=form)
+    assert answer.status_code == 400 and says in answer.text
+    assert _counts(env) == before
+    greek = client.post("/", data=form, headers={"Accept-Language": "el"})
+    assert greek.status_code == 400 and says not in greek.text and "Δεύτερος" in greek.text
+
+
+#: What makes text read as addresses in a mail client's ``To`` line.
+_ADDRESS_CHARACTERS = set("<>@,;:")
+
+
+@given(st.text(max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_a_kept_name_shows_something_and_reads_as_no_address(raw):
+    try:
+        kept = clean_name(raw)
+    except BadName:
+        return
+    assert any(unicodedata.category(ch)[0] in "LNPS" for ch in kept)
+    for ch in kept:  # no look-alike that folds into one of them
+        if not ch.isascii():
+            assert not set(unicodedata.normalize("NFKC", ch)) & _ADDRESS_CHARACTERS, ch
+    assert not re.search(r"@\s*[\w-]+\s*\.\s*[\w-]+", unicodedata.normalize("NFKC", kept))
+
+
+def test_every_look_alike_that_folds_into_an_address_character_is_refused():
+    """Every character of this Unicode whose NFKC form holds one of ``< > @ , ; :``."""
+    for code in range(0x80, 0x30000):
+        ch = chr(code)
+        if set(unicodedata.normalize("NFKC", ch)) & _ADDRESS_CHARACTERS:
+            if unicodedata.normalize("NFC", ch).isascii():
+                continue  # the Greek question mark is a semicolon once a name is kept
+            with pytest.raises(BadName):
+                clean_name(f"Bob {ch} Alice")

@@ -45,3 +45,24 @@ def test_the_recorder_refuses_a_second_rematch_of_a_game_and_writes_nothing(env)
         assert [g.public_id for g in game_rows.newest(session, 10) if g.id > newest] == [
             made.public_id
         ]
+
+
+def test_a_game_stored_before_todays_rules_still_gets_its_rematch(env):
+    """A name and a clock kept before the name rule and the clock's bounds of issue 31 (an
+    address as a name, hourly reminders): the rematch, one click, is made within today's
+    rules instead of being refused for something nobody typed."""
+    from pbem.engine.names import clean_name
+    from pbem.store.models import Game, Seat
+
+    public_id = new_game(env, first=0)
+    play_random(env, public_id)
+    with env.db.write() as session:
+        game = game_rows.by_public_id(session, public_id)
+        session.get(Seat, game.seats[1].id).name = "x@evil.example, \uff1cy\uff1e"
+        session.get(Game, game.id).reminder_every_hours = 1
+    new_id = challenges.rematch(env, games.seat_tokens(env, public_id)[0], None, log.Client())
+    with env.db.read() as session:
+        new = game_rows.by_public_id(session, new_id)
+        assert new.reminder_every_hours == games.CLOCK_LIMITS["reminder_every_hours"].low
+        kept = new.seats[1].name
+    assert clean_name(kept) == kept and "@" not in kept

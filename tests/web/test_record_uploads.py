@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+from html import unescape
 from typing import Any
 
 import pytest
@@ -192,3 +193,52 @@ def test_a_record_with_any_field_of_a_wrong_type_is_refused_or_shown_never_a_500
                 for url in (where, f"{where}?n=1&as=0", f"{where}/whatif?n=1", f"{where}.json"):
                     assert c.get(url).status_code < 500, (path, value, url)
     assert opened > 0
+
+
+COVERS = "The check covers the moves, the deal and the result, not the players' names"
+
+
+def _page_of(client, record: dict[str, Any]) -> str:
+    answer = _upload(client, json.dumps(record).encode(), csrf_of(client.get("/").text))
+    assert answer.status_code == 303
+    return unescape(client.get(answer.headers["Location"]).text)
+
+
+def test_a_renamed_copy_of_a_real_record_shows_the_servers_names_beside_the_files(client, short):
+    """Issue 31: names are outside the chain by design, so a real record with its players
+    renamed still passes. The page says what the check covers, and, since this server
+    holds the same game, whom it names and whom the file names."""
+    renamed = copy.deepcopy(short)
+    renamed["players"][0]["name"] = "Mallory (champion)"
+    page = _page_of(client, renamed)
+    assert FAILS not in page and COVERS in page
+    assert "This record file passes verification" in page
+    held = page[page.index("This server holds the same game") :][:600]
+    assert "Ada" in held and "Bo" in held and f'href="/g/{short["game_id"]}"' in held
+    assert "The file names them Mallory (champion) and Bo." in held
+
+
+def test_an_unchanged_copy_names_no_one_twice(client, short):
+    page = _page_of(client, short)
+    assert COVERS in page and "This server holds the same game" in page
+    assert "The file names them" not in page
+
+
+def test_a_record_this_server_does_not_hold_is_only_told_what_the_check_covers(client, short):
+    """The same record under another game id fails (the id is in the chain), and a record
+    opened with ``pbem view`` has no server behind it: neither claims a game of the server."""
+    other = copy.deepcopy(short)
+    other["game_id"] = "zzzzzzzzzz"
+    page = _page_of(client, other)
+    assert FAILS in page and COVERS in page and "This server holds" not in page
+    viewer = create_app(record=json.dumps(short).encode()).test_client()
+    alone = unescape(viewer.get(viewer.get("/").headers["Location"]).text)
+    assert COVERS in alone and "This record file passes verification" in alone
+    assert "This server holds" not in alone
+
+
+def test_a_forged_record_with_the_real_chain_claims_no_game_of_the_server(client, short):
+    """Hashes copied from the real log over other moves: the record fails, and the page does
+    not call it this server's game."""
+    page = _page_of(client, _forged(short))
+    assert FAILS in page and "This server holds" not in page
