@@ -348,10 +348,12 @@ def test_challenges_page_and_posting(client, env):
     assert posted.status_code == 303
     listing = client.get("/challenges").text
     assert "friendly" in listing and "Withdraw" in listing
+    # this poster's own challenge: other tests may have left theirs in the list
+    challenge_id = re.search(r"/challenges/(\w+)/withdraw", listing).group(1)
     other = client.application.test_client()
     sign_in(other, env, "taker@example.test")
     listing = other.get("/challenges").text
-    challenge_id = re.search(r"/challenges/(\w+)/accept", listing).group(1)
+    assert f"/challenges/{challenge_id}/accept" in listing
     taken = other.post(
         f"/challenges/{challenge_id}/accept",
         data={"csrf_token": csrf_of(listing), "entropy": "ab" * 32},
