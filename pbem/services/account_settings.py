@@ -8,7 +8,6 @@ signed-in player changes for all their games.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from ..i18n import LANGUAGES, known_timezone
 from ..i18n import lazy_gettext as _l
@@ -60,16 +59,16 @@ def update_settings(
 
 @dataclass(frozen=True, slots=True)
 class AwayInGame:
-    """Time away asked for in one running game, and what the game's allowance let through."""
+    """Time away asked for in one running game, and what came of it (``settings.Away``)."""
 
     opponent: str
-    days: float  #: the days the clock is stopped for (0: none were left, nothing stored)
-    until: datetime | None  #: when the clock runs again; None where it was not stopped
+    away: settings.Away
 
 
 def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> list[AwayInGame]:
-    """Stop the clock in every running game for ``days``, or, in a game with fewer vacation
-    days left, for those (none left: that game's clock runs on); what each game took."""
+    """Stop the clock in every running game for ``days`` from now, or, in a game whose
+    allowance lets through less, for that; a game already away until later keeps its end
+    (time away only ever adds). What each game did."""
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -82,9 +81,7 @@ def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> li
             for s in seats_of(session, player)
             if s.game.status == GameStatus.IN_PROGRESS
         ]
-    done = []
-    for token, opponent in running:
-        now = env.clock.now()
-        took = settings.set_away(env, token, days, client, up_to_left=True)
-        done.append(AwayInGame(opponent, took, now + timedelta(days=took) if took else None))
-    return done
+    return [
+        AwayInGame(opponent, settings.set_away(env, token, days, client, up_to_left=True))
+        for token, opponent in running
+    ]
