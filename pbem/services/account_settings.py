@@ -27,34 +27,50 @@ def update_settings(
     env: Env,
     player_id: int,
     *,
-    name: str,
-    mail_mode: str,
-    language: str,
-    timezone: str,
+    name: str | None = None,
+    mail_mode: str | None = None,
+    language: str | None = None,
+    timezone: str | None = None,
     client: Client,
-) -> None:
-    """Name, language, time zone, and how mail comes: applied to every seat of the player."""
-    name = checked_name(name, _l("Display name"))
-    if mail_mode not in MAIL_MODES:
+) -> list[str]:
+    """Name, language, time zone, and how mail comes, for every seat of the player: only the
+    fields the person changed (sent, and not what the account holds), so saving the form
+    after changing the mail leaves each seat's own language and zone as they were. None: not
+    sent. Returns the names of the fields changed."""
+    if name is not None:
+        name = checked_name(name, _l("Display name"))
+    if mail_mode is not None and mail_mode not in MAIL_MODES:
         raise BadRequest(
             _l("Choose how you want mail: every move, a daily digest, or only invitations.")
         )
-    if language not in LANGUAGES:
+    if language is not None and language not in LANGUAGES:
         raise BadRequest(_l("Choose one of the languages offered."))
-    if known_timezone(timezone) != timezone:
+    if timezone is not None and known_timezone(timezone) != timezone:
         raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
-        player.display_name, player.mail_mode = name, mail_mode
-        player.language, player.timezone = language, timezone
+        asked = {
+            "display_name": name,
+            "mail_mode": mail_mode,
+            "language": language,
+            "timezone": timezone,
+        }
+        changed = {k: v for k, v in asked.items() if v is not None and v != getattr(player, k)}
+        for field, value in changed.items():
+            setattr(player, field, value)
         for seat in seats_of(session, player):
-            seat.mail_mode = mail_mode
-            seat.language, seat.timezone = language, timezone
-            if seat.game.status != GameStatus.FINISHED:
-                seat.name = name
-        note_access(session, env, player, "settings", client)
+            for field, value in changed.items():
+                if field == "display_name":
+                    if seat.game.status != GameStatus.FINISHED:  # a finished game keeps its names
+                        seat.name = value
+                else:
+                    setattr(seat, field, value)
+        note_access(
+            session, env, player, "settings", client, detail=" ".join(sorted(changed)) or None
+        )
+        return sorted(changed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
 from .errors import BadRequest
-from .identity import checked_email, checked_name, normal_email, player_for
+from .identity import checked_email, checked_name, follow_seat, normal_email, player_for
 from .integrity import Flag
 from .log import (
     Client,
@@ -295,7 +295,9 @@ def create_game(
             if i == 1 and bot is not None:
                 session.add(computer_seat(game.id, p, bot, now))
                 continue
-            owner = player_for(session, p.email, p.name, now)
+            owner = player_for(
+                session, p.email, p.name, now, language=p.language, timezone=p.timezone
+            )
             session.add(
                 Seat(
                     game_id=game.id,
@@ -410,6 +412,8 @@ def accept(
             seat.language = known_language(language)
         if timezone:
             seat.timezone = known_timezone(timezone)
+        if language or timezone:  # chosen through the seat's own link: the account follows
+            follow_seat(session, seat)
         record_access(
             session,
             env,

@@ -18,7 +18,7 @@ from ..templating import when
 from .env import Env
 from .errors import BadRequest, Forbidden
 from .games import MIN_AWAY_DAYS, away_reach
-from .identity import seats_of
+from .identity import follow_seat, seats_of
 from .log import Client, authenticate, record_access
 from .players import note_access
 
@@ -181,6 +181,7 @@ def set_reader(env: Env, token: str, language: str, timezone: str, client: Clien
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
         seat.language, seat.timezone = language, timezone
+        follow_seat(session, seat)  # the account speaks as its latest chosen seat
         record_access(
             session,
             env,

@@ -49,6 +49,7 @@ def need_player() -> Player:
     player = signed_in()
     if player is None:
         raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
+    for_player(player.timezone)  # times in the account's zone, unless the browser said its own
     return player
 
 
@@ -151,10 +152,11 @@ def settings() -> Any:
         account_settings.update_settings(
             services(),
             player.id,
-            name=inputs.text(form, "name"),
-            mail_mode=inputs.text(form, "mail_mode"),
-            language=inputs.text(form, "language", default="en"),
-            timezone=inputs.text(form, "timezone", default="UTC"),
+            # a field not sent is not changed (None), and neither is one sent as it was
+            name=inputs.optional_text(form, "name"),
+            mail_mode=inputs.optional_text(form, "mail_mode"),
+            language=inputs.optional_text(form, "language"),
+            timezone=inputs.optional_text(form, "timezone"),
             client=client(),
         )
     except BadRequest as exc:
