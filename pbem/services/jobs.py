@@ -18,7 +18,7 @@ from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
-from .deadlines import reminders_due, turn_clock
+from .deadlines import reminder_due, turn_clock
 from .env import Env
 from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
@@ -87,8 +87,8 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         # after the deadline the timeout mail says it all, unless the game simply waits
         keep_reminding = not timed_out or game.timeout_action == "wait"
         if mailable and keep_reminding and game.seats[seat].mail_mode == "each":
-            k = reminders_due(
-                clock.started,
+            k = reminder_due(
+                clock,
                 now,
                 timedelta(hours=game.reminder_after_hours),
                 timedelta(hours=game.reminder_every_hours),
