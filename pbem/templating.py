@@ -4,7 +4,7 @@ and the texts that explain a deal's commitment and how to check a record."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -16,7 +16,16 @@ from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
 from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
-from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number, shown_percent
+from .i18n import (
+    LANGUAGES,
+    Reader,
+    digits,
+    gettext,
+    reader,
+    shown_duration,
+    shown_number,
+    shown_percent,
+)
 from .i18n.notation import vocabulary
 from .i18n.words import card_label, card_list, move_text, tell
 
@@ -80,6 +89,11 @@ def until(moment: datetime | None, now: datetime) -> str:
     return digits(format_timedelta(delta, add_direction=True, threshold=1, locale=reader().locale))
 
 
+def days_duration(days: float) -> str:
+    """A number of days as the reader reads a length of time (``i18n.shown_duration``)."""
+    return shown_duration(timedelta(days=days))
+
+
 def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
     """``diamond ×2, camel`` for a text picture of a hand or the market."""
     if not cards:
@@ -125,6 +139,7 @@ def register_filters(env: Environment) -> None:
         "card_list": card_list,
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
         "percent": shown_percent,  # a share 0–1 as the reader writes a percentage
+        "days_duration": days_duration,  # 0.5 days as "12 hours", 2.0 as "2 days"
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.globals.update(

@@ -7,6 +7,11 @@ import click
 from ..cli_env import ready_env
 
 
+def _counted(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``: the operator's commands speak English."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @click.group("ratings")
 def ratings_group() -> None:
     """Player ratings (derived from finished games)."""
@@ -18,7 +23,7 @@ def ratings_rebuild() -> None:
     from ..services import ratings
 
     count = ratings.rebuild(ready_env())
-    click.echo(f"ratings rebuilt from {count} finished games")
+    click.echo(f"ratings rebuilt from {_counted(count, 'finished game')}")
 
 
 @ratings_group.command("show")
@@ -29,5 +34,5 @@ def ratings_show() -> None:
     for i, r in enumerate(ratings.table(ready_env()), start=1):
         click.echo(
             f"{i:>3}. {r.name:<30} {r.shown:6.1f}  {r.mu:5.1f} ± {3 * r.sigma:4.1f}"
-            f"  {r.games} games"
+            f"  {_counted(r.games, 'game')}"
         )

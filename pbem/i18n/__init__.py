@@ -19,12 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale
+from babel.dates import format_timedelta
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -178,6 +180,23 @@ def shown_number(value: float) -> str:
         return digits(str(value), r.language)
     # the locale's own separators (Persian: ٫ and ٬), then its digits
     return digits(format_decimal(value, locale=r.locale, numbering_system="default"), r.language)
+
+
+def shown_duration(length: timedelta) -> str:
+    """A length of time in whole days when it is whole days, else in whole hours (under an
+    hour: whole minutes), rounded down, in the reader's words: "2 days", "12 годин", "۱۲
+    ساعت". A fraction of a day never shows: no decimal separator to get wrong, and the
+    plural form is CLDR's for a whole number in each language (Babel's)."""
+    minutes = max(0, round(length.total_seconds()) // 60)
+    if minutes and minutes % (24 * 60) == 0:
+        unit, whole = "day", timedelta(days=minutes // (24 * 60))
+    elif minutes >= 60:
+        unit, whole = "hour", timedelta(hours=minutes // 60)
+    else:
+        unit, whole = "minute", timedelta(minutes=minutes)
+    r = reader()
+    text = format_timedelta(whole, granularity=unit, threshold=10**9, locale=r.locale)
+    return digits(text, r.language)
 
 
 def shown_percent(value: float | None) -> str:

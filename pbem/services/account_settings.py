@@ -8,7 +8,6 @@ signed-in player changes for all their games.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
@@ -27,45 +26,64 @@ def update_settings(
     env: Env,
     player_id: int,
     *,
-    name: str,
-    mail_mode: str,
-    language: str,
-    timezone: str,
+    name: str | None = None,
+    mail_mode: str | None = None,
+    language: str | None = None,
+    timezone: str | None = None,
     client: Client,
-) -> None:
-    """Name, language, time zone, and how mail comes: applied to every seat of the player."""
-    name = checked_name(name, _l("Display name"))
-    if mail_mode not in MAIL_MODES:
+) -> list[str]:
+    """Name, language, time zone, and how mail comes, for every seat of the player: only the
+    fields the person changed (sent, and not what the account holds), so saving the form
+    after changing the mail leaves each seat's own language and zone as they were. None: not
+    sent. Returns the names of the fields changed."""
+    if name is not None:
+        name = checked_name(name, _l("Display name"))
+    if mail_mode is not None and mail_mode not in MAIL_MODES:
         raise BadRequest(
             _l("Choose how you want mail: every move, a daily digest, or only invitations.")
         )
-    language, timezone = checked_language(language), checked_timezone(timezone)
+    if language is not None:
+        language = checked_language(language)
+    if timezone is not None:
+        timezone = checked_timezone(timezone)
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise Forbidden()
-        player.display_name, player.mail_mode = name, mail_mode
-        player.language, player.timezone = language, timezone
+        asked = {
+            "display_name": name,
+            "mail_mode": mail_mode,
+            "language": language,
+            "timezone": timezone,
+        }
+        changed = {k: v for k, v in asked.items() if v is not None and v != getattr(player, k)}
+        for field, value in changed.items():
+            setattr(player, field, value)
         for seat in seats_of(session, player):
-            seat.mail_mode = mail_mode
-            seat.language, seat.timezone = language, timezone
-            if seat.game.status != GameStatus.FINISHED:
-                seat.name = name
-        note_access(session, env, player, "settings", client)
+            for field, value in changed.items():
+                if field == "display_name":
+                    if seat.game.status != GameStatus.FINISHED:  # a finished game keeps its names
+                        seat.name = value
+                else:
+                    setattr(seat, field, value)
+        note_access(
+            session, env, player, "settings", client, detail=" ".join(sorted(changed)) or None
+        )
+        return sorted(changed)
 
 
 @dataclass(frozen=True, slots=True)
 class AwayInGame:
-    """Time away asked for in one running game, and what the game's allowance let through."""
+    """Time away asked for in one running game, and what came of it (``settings.Away``)."""
 
     opponent: str
-    days: float  #: the days the clock is stopped for (0: none were left, nothing stored)
-    until: datetime | None  #: when the clock runs again; None where it was not stopped
+    away: settings.Away
 
 
 def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> list[AwayInGame]:
-    """Stop the clock in every running game for ``days``, or, in a game with fewer vacation
-    days left, for those (none left: that game's clock runs on); what each game took."""
+    """Stop the clock in every running game for ``days`` from now, or, in a game whose
+    allowance lets through less, for that; a game already away until later keeps its end
+    (time away only ever adds). What each game did."""
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -78,9 +96,7 @@ def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> li
             for s in seats_of(session, player)
             if s.game.status == GameStatus.IN_PROGRESS
         ]
-    done = []
-    for token, opponent in running:
-        now = env.clock.now()
-        took = settings.set_away(env, token, days, client, up_to_left=True)
-        done.append(AwayInGame(opponent, took, now + timedelta(days=took) if took else None))
-    return done
+    return [
+        AwayInGame(opponent, settings.set_away(env, token, days, client, up_to_left=True))
+        for token, opponent in running
+    ]

@@ -8,7 +8,7 @@ move carries a Reply-To address that plays it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..store import outbox as outbox_store
 from ..store.models import Game, OutboxMessage
 from .env import Env
 from .log import game_by_id, log_rows, logged_moves
-from .played import Entry, Played, chain_start, played, seat_names
+from .played import Entry, Played, chain_start, next_turn, played, seat_names, turn_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,8 @@ class Moved:
     """What a logged entry did, for the mails that tell of it."""
 
     seat: int
-    n: int
+    n: int  #: its number in the record
+    turn: int  #: the number mails call it by (``played.next_turn``)
     move: str
     hash: str
     words: Account
@@ -338,7 +339,8 @@ def _told(
     common = dict(
         move=moved.move,
         words=moved.words,
-        n=moved.n,
+        n=moved.turn,  # what players call it; ``entry``: its number in the record
+        entry=moved.n,
         hash=moved.hash,
         mover=names[moved.seat],
         round_ended=moved.round_ended,
@@ -361,28 +363,31 @@ def _told(
         can_claim = game.timeout_action == "claim"
         late = seat == after.to_move
         # the turn is named by the move it waits for, as the reminder and the warning name
-        # it: one timeout per turn, logged right after the turn's last move, so its number
-        # is the move's (the move itself, made late, is logged as the next entry)
+        # it, and as the late move or the claim will be (``played.next_turn``)
         return _Draft(
             kind,
             _l(
                 "Jaipur vs %(opponent)s — time ran out (move %(n)s)",
                 opponent=opponent,
-                n=moved.n,
+                n=moved.turn,
             ),
-            dict(common, late=late, can_claim=can_claim, turn_n=moved.n),
+            dict(common, late=late, can_claim=can_claim, turn_n=moved.turn),
             reply_n=moved.n + 1 if late or can_claim else None,
         )
     if kind == "your_turn":
         return _Draft(
             kind,
-            _l("Jaipur vs %(opponent)s — your turn (move %(n)s)", opponent=opponent, n=moved.n + 1),
+            _l(
+                "Jaipur vs %(opponent)s — your turn (move %(n)s)",
+                opponent=opponent,
+                n=next_turn(moved.turn, moved.move),
+            ),
             dict(common, view=jaipur.seat_view(after, seat), earlier=earlier, own_round=own_round),
             reply_n=moved.n + 1,
         )
     return _Draft(
         kind,
-        _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=opponent, n=moved.n),
+        _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=opponent, n=moved.turn),
         dict(common, mine=seat == moved.seat),
     )
 
@@ -445,6 +450,7 @@ def last_move(log: Played) -> Moved:
     return Moved(
         entry.seat,
         entry.n,
+        entry.turn,
         entry.move,
         entry.hash,
         entry.words,
@@ -464,7 +470,9 @@ def moved_at(session: Session, game: Game, n: int) -> Moved:
     seed = bytes.fromhex(game.seed)
     before = jaipur.replay_moves(seed, logged_moves(rows[: n - 1]), game.first_player)
     played_before = Played(chain_start(game), seat_names(game), before, ())
-    return last_move(played_before.extended([rows[n - 1]]))
+    moved = last_move(played_before.extended([rows[n - 1]]))
+    # replayed without the entries before it: its number as players see it, from them
+    return replace(moved, turn=turn_after([row.move for row in rows[: n - 1]]))
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:
@@ -477,19 +485,27 @@ def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reiss
     _queue(session, env, game, seat, "link", subject, link=env.seat_url(token), reissued=reissued)
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The turn a reminder or a warning is about."""
+
+    next_n: int  #: the record's number of the entry that will answer it (the reply address's)
+    key: int  #: the record's number of the move it waits for, as before any timeout: dedupe
+    shown: int  #: the number players see for that move (``played.next_turn``)
+
+
 def reminder(
     session: Session,
     env: Env,
     game: Game,
     seat: int,
-    next_n: int,
-    turn_n: int,
+    turn: Turn,
     k: int,
     match: Match,
     deadline: datetime | None,
     since: datetime,
 ) -> bool:
-    """The k-th reminder of the turn that waits for move ``turn_n`` (queued once)."""
+    """The k-th reminder of the turn (queued once)."""
     return _queue(
         session,
         env,
@@ -499,14 +515,14 @@ def reminder(
         _l(
             "Jaipur vs %(opponent)s — reminder: your move (%(n)s)",
             opponent=game.seats[1 - seat].name,
-            n=turn_n,
+            n=turn.shown,
         ),
-        dedupe=f"reminder:{game.id}:{turn_n}:{k}",
-        reply_n=next_n,
+        dedupe=f"reminder:{game.id}:{turn.key}:{k}",
+        reply_n=turn.next_n,
         deadline=deadline,
         since=since,
         view=jaipur.seat_view(match, seat),
-        n=turn_n - 1,  # the move it waits for, as its subject says (a timeout does not count)
+        n=turn.shown - 1,  # the template says "your move n + 1", as its subject
     )
 
 
@@ -515,8 +531,7 @@ def deadline_warning(
     env: Env,
     game: Game,
     seat: int,
-    next_n: int,
-    turn_n: int,
+    turn: Turn,
     deadline: datetime,
 ) -> bool:
     return _queue(
@@ -528,11 +543,11 @@ def deadline_warning(
         _l(
             "Jaipur vs %(opponent)s — your time runs out soon (move %(n)s)",
             opponent=game.seats[1 - seat].name,
-            n=turn_n,
+            n=turn.shown,
         ),
         # once per deadline: time away moves the deadline, and the moved one is warned of again
-        dedupe=f"warning:{game.id}:{turn_n}:{iso(deadline)}",
-        reply_n=next_n,
+        dedupe=f"warning:{game.id}:{turn.key}:{iso(deadline)}",
+        reply_n=turn.next_n,
         deadline=deadline,
     )
 

@@ -7,10 +7,11 @@ that seat's view only (invariant 7).
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .. import engine as jaipur
 from ..clock import as_utc
@@ -29,6 +30,7 @@ from .identity import (
     checked_language,
     checked_name,
     checked_timezone,
+    follow_seat,
     normal_email,
     player_for,
 )
@@ -104,7 +106,8 @@ class SeatPage:
     legal: tuple[jaipur.Move, ...]  #: the seat's legal moves (none when it is not its turn)
     clock: TurnClock | None  # the current turn's deadline, whoever is to move
     away_until: datetime | None
-    vacation_left: float  # days
+    vacation_left: float  #: days of the allowance neither used nor planned (``vacation_left``)
+    away_reach: timedelta  #: the longest absence that may run from now (``away_reach``)
     mail_mode: str
     receipts: str  #: which of its own moves the seat gets a receipt of (``settings.RECEIPTS``)
     can_claim: bool
@@ -113,6 +116,20 @@ class SeatPage:
     late: bool = False
     #: The computer is to move: the scheduler plays its move within seconds.
     thinking: bool = False
+
+    @property
+    def away_more(self) -> bool:
+        """Whether a request could still make the time away longer."""
+        return self.vacation_left >= MIN_AWAY_DAYS
+
+    @property
+    def away_max_days(self) -> float:
+        """The most days a request may ask for from now (the form's ``max``), rounded down."""
+        return math.floor(self.away_reach / timedelta(days=1) * 100) / 100
+
+    @property
+    def away_min_days(self) -> float:
+        return MIN_AWAY_DAYS
 
     @property
     def legal_count(self) -> int:
@@ -366,7 +383,9 @@ def create_game(
             if i == 1 and bot is not None:
                 session.add(computer_seat(game.id, p, bot, now))
                 continue
-            owner = player_for(session, p.email, p.name, now)
+            owner = player_for(
+                session, p.email, p.name, now, language=p.language, timezone=p.timezone
+            )
             session.add(
                 Seat(
                     game_id=game.id,
@@ -515,6 +534,8 @@ def accept(
             seat.language = checked_language(language)
         if timezone:
             seat.timezone = checked_timezone(timezone)
+        if language or timezone:  # chosen through the seat's own link: the account follows
+            follow_seat(session, seat)
         record_access(
             session,
             env,
@@ -543,9 +564,28 @@ def away_intervals(seat: Seat) -> list[tuple[datetime, datetime]]:
     return [(as_utc(v.starts_at), as_utc(v.ends_at)) for v in seat.vacations]
 
 
+#: The shortest time away stored (the forms' least): less left of an allowance is none.
+MIN_AWAY_DAYS = 0.01
+
+
 def vacation_left(game: Game, seat: Seat) -> float:
+    """Days of the allowance neither used nor planned: what a request could add beyond a
+    current absence's end."""
     used = sum((as_utc(v.ends_at) - as_utc(v.starts_at)).total_seconds() for v in seat.vacations)
     return max(0.0, game.vacation_days - used / 86400)
+
+
+def away_reach(game: Game, seat: Seat, now: datetime) -> timedelta:
+    """The longest absence that may run from ``now``: the allowance less the time actually
+    used by ``now`` (a current absence counts up to ``now``, not to its planned end)."""
+    used = sum(
+        (
+            max(timedelta(0), min(as_utc(v.ends_at), now) - as_utc(v.starts_at))
+            for v in seat.vacations
+        ),
+        timedelta(0),
+    )
+    return max(timedelta(0), timedelta(days=game.vacation_days) - used)
 
 
 def current_clock(
@@ -599,6 +639,7 @@ def seat_page(
             clock=current_clock(game, log.entries, match, now) if playing else None,
             away_until=as_utc(away[-1].ends_at) if away else None,
             vacation_left=vacation_left(game, seat),
+            away_reach=away_reach(game, seat, now),
             mail_mode=seat.mail_mode,
             receipts=seat.receipts,
             can_claim=playing and match.overdue == 1 - seat.seat and game.timeout_action == "claim",

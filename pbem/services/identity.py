@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from ..engine import names
-from ..i18n import LANGUAGES, known_timezone
+from ..i18n import LANGUAGES, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import players as player_rows
 from ..store import seats as seat_rows
@@ -91,7 +91,20 @@ def normal_email(email: str) -> str:
     return email.strip().casefold()
 
 
-def player_for(session: Session, email: str, name: str, now: datetime) -> Player:
+def player_for(
+    session: Session,
+    email: str,
+    name: str,
+    now: datetime,
+    *,
+    language: str | None = None,
+    timezone: str | None = None,
+) -> Player:
+    """The account of ``email``, made the first time the address plays, in the language and
+    zone of that first seat (``language``, ``timezone``: English and UTC when none is known).
+
+    An existing account keeps its own: anyone may type any address into a new game, so only
+    a choice made through the seat's own link changes it (``follow_seat``)."""
     key = normal_email(email)
     player = player_rows.by_email(session, key)
     if player is None:
@@ -102,13 +115,21 @@ def player_for(session: Session, email: str, name: str, now: datetime) -> Player
             created_at=now,
             session_version=1,
             mail_mode="each",
-            language="en",
-            timezone="UTC",
+            language=known_language(language),
+            timezone=known_timezone(timezone),
             rated_games=0,
         )
         session.add(player)
         session.flush()
     return player
+
+
+def follow_seat(session: Session, seat: Seat) -> None:
+    """The account of the seat's address takes the language and zone just chosen for the
+    seat through its link: the sign-in mails and "my games" then speak as the seats do."""
+    player = player_rows.by_email(session, normal_email(seat.email))
+    if player is not None and player.erased_at is None:
+        player.language, player.timezone = seat.language, seat.timezone
 
 
 def seats_of(session: Session, player: Player) -> list[Seat]:

@@ -18,12 +18,13 @@ from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
-from .deadlines import reminders_due, turn_clock
+from .deadlines import reminder_due, turn_clock
 from .env import Env
 from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
 from .log import log_rows, state_of
 from .moves import record_timeout
+from .played import turn_after
 from .status import GameStatus
 
 
@@ -60,8 +61,12 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             return
         seat = match.to_move
         next_n = len(rows) + 1
-        # the turn is named by the move it waits for, which a timeout entry does not change
-        turn_n = next((row.n for row in reversed(rows) if row.move != "timeout"), 0) + 1
+        turn = game_mails.Turn(
+            next_n,
+            # keyed by the move it waits for as first logged, which a timeout does not change
+            key=next((row.n for row in reversed(rows) if row.move != "timeout"), 0) + 1,
+            shown=turn_after([row.move for row in rows]),
+        )
         away = away_intervals(game.seats[seat])
         clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
         timed_out = clock.deadline is not None and now >= clock.deadline
@@ -77,13 +82,13 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             and clock.warning_at <= now
         ):
             report.warnings += game_mails.deadline_warning(
-                session, env, game, seat, next_n, turn_n, clock.deadline
+                session, env, game, seat, turn, clock.deadline
             )
         # after the deadline the timeout mail says it all, unless the game simply waits
         keep_reminding = not timed_out or game.timeout_action == "wait"
         if mailable and keep_reminding and game.seats[seat].mail_mode == "each":
-            k = reminders_due(
-                clock.started,
+            k = reminder_due(
+                clock,
                 now,
                 timedelta(hours=game.reminder_after_hours),
                 timedelta(hours=game.reminder_every_hours),
@@ -95,8 +100,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
                     env,
                     game,
                     seat,
-                    next_n,
-                    turn_n,
+                    turn,
                     k,
                     match,
                     clock.deadline,
@@ -147,7 +151,7 @@ def send_digests(env: Env) -> int:
             person["entries"].append(
                 {
                     "opponent": game.seats[1 - seat.seat].name,
-                    "next_n": len(rows) + 1,
+                    "turn": turn_after([row.move for row in rows]),
                     "last": rows[-1].move if rows else None,
                     "deadline": clock.deadline if clock else None,
                     "link": game_mails.seat_link(env, game, seat.seat),

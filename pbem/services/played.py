@@ -36,11 +36,36 @@ from .errors import NotStarted
 from .integrity import entry_break, flag, replay_break
 
 
+def next_turn(last_turn: int, last_move: str | None) -> int:
+    """The number players see for the entry after one numbered ``last_turn`` that logged
+    ``last_move`` (None: no entry yet, so 1).
+
+    The record numbers every entry (docs/record-format.md §4), a ``timeout`` too; mails and
+    pages number the moves of the game, which a timeout does not make. A timeout takes the
+    number of the move it is late for, and so does what comes next: the late move itself,
+    or the claim made instead of it. So the reminders, the warning, the timeout, the late
+    move and the claim all name one move.
+    """
+    if last_move is None:
+        return 1
+    return last_turn if last_move == "timeout" else last_turn + 1
+
+
+def turn_after(moves: Sequence[str]) -> int:
+    """The number players see for the entry after these logged ones (``next_turn``)."""
+    turn, last = 0, None
+    for move in moves:
+        turn, last = next_turn(turn, last), move
+    return next_turn(turn, last)
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A logged move as pages show it."""
+    """A logged move as pages show it: ``n`` its number in the record, ``turn`` the number
+    mails and pages call it by (``next_turn``)."""
 
     n: int
+    turn: int
     seat: int
     name: str
     move: str
@@ -72,6 +97,12 @@ class Played:
         return len(self.entries)
 
     @property
+    def next_turn(self) -> int:
+        """The number players see for the next entry (``next_turn``)."""
+        last = self.entries[-1] if self.entries else None
+        return next_turn(last.turn, last.move) if last else 1
+
+    @property
     def last_hash(self) -> str:
         """The chain hash the next move extends: the last entry's, or ``hash_0``."""
         return self.entries[-1].hash if self.entries else self.start
@@ -79,8 +110,10 @@ class Played:
     def then(self, after: Match, words: Account, row: LogRow | Any) -> Played:
         """This log with one more entry whose position and words are already known."""
         ended = after.ended_result
+        last = self.entries[-1] if self.entries else None
         entry = Entry(
             row.n,
+            next_turn(last.turn, last.move) if last else 1,
             row.seat,
             self.names[row.seat],
             row.move,

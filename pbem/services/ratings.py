@@ -37,7 +37,10 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
     if any(s.bot is not None for s in seats):  # a game against the computer is not rated
         game.rated_at = now
         return
-    players = [player_for(session, s.email, s.name, now) for s in seats]
+    players = [
+        player_for(session, s.email, s.name, now, language=s.language, timezone=s.timezone)
+        for s in seats
+    ]
     if players[0].id == players[1].id:  # someone playing themselves is not rated
         game.rated_at = now
         return

@@ -3,18 +3,22 @@ its own moves), its language."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from ..clock import as_utc
-from ..i18n import Reader
+from babel.support import LazyProxy
+
+from ..clock import as_utc, iso
+from ..i18n import Reader, shown_duration
 from ..i18n import lazy_gettext as _l
-from ..i18n import lazy_ngettext as _ln
 from ..store import seats as seat_rows
 from ..store.models import Player, Vacation
+from ..templating import when
 from .env import Env
 from .errors import BadRequest, Forbidden
-from .games import vacation_left
-from .identity import checked_language, checked_timezone, seats_of
+from .games import MIN_AWAY_DAYS, away_reach
+from .identity import checked_language, checked_timezone, follow_seat, seats_of
 from .log import Client, authenticate, record_access
 from .players import note_access
 
@@ -25,40 +29,61 @@ MAIL_MODES = ("each", "digest")
 RECEIPTS = ("replies", "all", "none")
 
 
-#: The shortest time away stored (the forms' least): less left of an allowance is none.
-MIN_AWAY_DAYS = 0.01
+#: Less than this over an allowance is rounding, not a request for more.
+_SLACK = timedelta(seconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Away:
+    """What a request for time away did."""
+
+    until: datetime | None  #: when the seat's clock runs again; None: it runs now
+    length: timedelta  #: from the request to ``until`` (none: zero)
+    changed: bool  #: an absence was started or made longer
+    cut: bool  #: the allowance let through less than was asked (``up_to_left``)
 
 
 def set_away(
     env: Env, token: str, days: float, client: Client, *, up_to_left: bool = False
-) -> float:
-    """Stop this seat's clock from now for ``days`` (within the game's vacation allowance);
-    returns the days stopped.
+) -> Away:
+    """Stop this seat's clock from now for ``days``, within the game's allowance.
 
-    More days than are left are refused, or with ``up_to_left`` cut to those left (none
-    left: nothing is stored, and 0 returned).
+    Time away only ever adds: a seat already away until later keeps that end, and one away
+    until sooner has its absence made longer, so no deadline ever moves earlier. The
+    allowance counts the time actually used (``games.away_reach``). More than it lets
+    through is refused, or with ``up_to_left`` cut to what it lets through.
     """
+    if not (math.isfinite(days) and days > 0):
+        raise BadRequest(_l("Say for how many days you will be away."))
     now = env.clock.now()
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
-        left = vacation_left(game, seat)
-        if up_to_left:
-            days = min(days, left)
-            if days < MIN_AWAY_DAYS:
-                return 0.0
-        if not 0 < days <= left + 1e-9:
+        reach = away_reach(game, seat, now)
+        wanted = timedelta(days=min(days, game.vacation_days + 1))  # beyond: refused alike
+        cut = wanted > reach + _SLACK
+        if cut and not up_to_left:
+            if reach < timedelta(days=MIN_AWAY_DAYS):
+                raise BadRequest(_l("No vacation days left in this game."))
             raise BadRequest(
-                _ln(
-                    "You can be away for up to %(num)s more day in this game.",
-                    "You can be away for up to %(num)s more days in this game.",
-                    float(f"{left:g}"),  # the form of the number as it is shown
-                    num=f"{left:g}",
+                _l(
+                    "You can be away for at most %(time)s from now in this game (until %(when)s).",
+                    time=LazyProxy(shown_duration, reach, enable_cache=False),
+                    when=LazyProxy(when, now + reach, enable_cache=False),
                 )
             )
-        for v in seat.vacations:  # end a current absence before starting the new one
-            if as_utc(v.starts_at) <= now < as_utc(v.ends_at):
-                v.ends_at = now
-        session.add(Vacation(seat_id=seat.id, starts_at=now, ends_at=now + timedelta(days=days)))
+        end = now + min(wanted, reach)
+        current = next(
+            (v for v in seat.vacations if as_utc(v.starts_at) <= now < as_utc(v.ends_at)), None
+        )
+        kept = as_utc(current.ends_at) if current is not None else None
+        if (kept is not None and kept >= end) or end - now < timedelta(days=MIN_AWAY_DAYS):
+            result = Away(kept, (kept or now) - now, False, cut)
+        else:
+            if current is not None:
+                current.ends_at = end  # made longer, never shorter
+            else:
+                session.add(Vacation(seat_id=seat.id, starts_at=now, ends_at=end))
+            result = Away(end, end - now, True, cut)
         record_access(
             session,
             env,
@@ -66,10 +91,10 @@ def set_away(
             seat.seat,
             "away",
             client,
-            detail=f"{days:g} days",
+            detail=f"{days:g} days asked, away until {iso(result.until) if result.until else '-'}",
             key_version=seat.key_version,
         )
-        return days
+        return result
 
 
 def come_back(env: Env, token: str, client: Client) -> None:
@@ -153,6 +178,7 @@ def set_reader(env: Env, token: str, language: str, timezone: str, client: Clien
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
         seat.language, seat.timezone = language, timezone
+        follow_seat(session, seat)  # the account speaks as its latest chosen seat
         record_access(
             session,
             env,

@@ -17,7 +17,7 @@ from flask import Blueprint, jsonify, request
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
-from ..services import analysis, games, moves
+from ..services import analysis, games, moves, settings
 from ..services.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
 from ..services.integrity import flag_json
 from ..services.status import GameStatus
@@ -115,6 +115,7 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
         # a game whose log does not verify: what broke, how far it does; null if sound
         "flagged": flag_json(flag) if flag is not None else None,
         "computer": _computer_json(page.game, page.thinking),
+        "clock": _clock_json(page),
         "view": view_to_json(page.view),
         "moves": [
             {
@@ -127,6 +128,18 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
             }
             for e in page.entries
         ],
+    }
+
+
+def _clock_json(page: games.SeatPage) -> dict[str, Any]:
+    """The turn's deadline (null: none, or the game is over), when this seat's time away ends
+    (null: it is not away) and the days of its allowance neither used nor planned."""
+    clock = page.clock
+    deadline = clock.deadline if clock is not None else None
+    return {
+        "deadline": deadline.isoformat() if deadline is not None else None,
+        "away_until": page.away_until.isoformat() if page.away_until is not None else None,
+        "away_days_left": round(page.vacation_left, 6),
     }
 
 
@@ -196,3 +209,35 @@ def move() -> Any:
             "to_move": done.to_move,
         }
     ), 201
+
+
+def _days(data: dict[str, Any]) -> float:
+    days = data.get("days")
+    ok = isinstance(days, int | float) and not isinstance(days, bool)
+    if not ok or not games.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS:  # false for nan
+        raise BadRequest(
+            _l(
+                "'days' must be a number of days from %(low)s to %(high)s.",
+                low=games.MIN_AWAY_DAYS,
+                high=inputs.MAX_DAYS,
+            )
+        )
+    return float(days)
+
+
+@bp.post("/seat/away")
+def away() -> Any:
+    """Stop the seat's clock from now for ``{"days": <number>}``, within the game's allowance:
+    time away only ever adds, so an absence that already runs longer stays (``"changed":
+    false``); more than the allowance lets through is a 400 that says how much it does."""
+    data, token = _body(), _token()
+    done = settings.set_away(services(), token, _days(data), client())
+    until = done.until.isoformat() if done.until is not None else None
+    return jsonify({"away_until": until, "changed": done.changed})
+
+
+@bp.post("/seat/back")
+def back() -> Any:
+    """End the seat's time away now; the unused days stay available."""
+    settings.come_back(services(), _token(), client())
+    return jsonify({"away_until": None})

@@ -13,7 +13,7 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
-from ..i18n import ngettext, reader
+from ..i18n import ngettext, reader, shown_duration
 from ..services import (
     account_settings,
     address_change,
@@ -49,6 +49,7 @@ def need_player() -> Player:
     player = signed_in()
     if player is None:
         raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
+    for_player(player.timezone)  # times in the account's zone, unless the browser said its own
     return player
 
 
@@ -151,10 +152,11 @@ def settings() -> Any:
         account_settings.update_settings(
             services(),
             player.id,
-            name=inputs.text(form, "name"),
-            mail_mode=inputs.text(form, "mail_mode"),
-            language=inputs.text(form, "language", default="en"),
-            timezone=inputs.text(form, "timezone", default="UTC"),
+            # a field not sent is not changed (None), and neither is one sent as it was
+            name=inputs.optional_text(form, "name"),
+            mail_mode=inputs.optional_text(form, "mail_mode"),
+            language=inputs.optional_text(form, "language"),
+            timezone=inputs.optional_text(form, "timezone"),
             client=client(),
         )
     except BadRequest as exc:
@@ -181,7 +183,11 @@ def away() -> Any:
     player = need_player()
     try:
         days = inputs.decimal(
-            request.form, "days", low=0.01, high=inputs.MAX_DAYS, label=_l("Days away")
+            request.form,
+            "days",
+            low=games.MIN_AWAY_DAYS,
+            high=inputs.MAX_DAYS,
+            label=_l("Days away"),
         )
     except BadRequest:
         return _me_page(400, error=_l("Say for how many days you will be away."))
@@ -197,20 +203,22 @@ AWAY_NAMED = 5
 
 def away_told(done: list[account_settings.AwayInGame], asked: float) -> list[str]:
     """What stopping the clocks did, exactly: where the days asked for were stored, where
-    fewer (the game's allowance had fewer left), where none."""
+    less (the game's allowance let through less), where an absence already ran longer and
+    stays, where none was left."""
     if not done:
         return [_("You have no running game: no clock was stopped.")]
     told = []
-    whole = [d for d in done if d.until is not None and d.days >= asked - 1e-9]
-    cut = [d for d in done if d.until is not None and d.days < asked - 1e-9]
-    none = [d for d in done if d.until is None]
+    whole = [d for d in done if d.away.changed and not d.away.cut]
+    cut = [d for d in done if d.away.changed and d.away.cut]
+    kept = [d for d in done if not d.away.changed and d.away.until is not None]
+    none = [d for d in done if d.away.until is None]
     if whole:
         told.append(
             ngettext(
                 "Your clock is stopped until %(when)s in %(num)s running game.",
                 "Your clock is stopped until %(when)s in %(num)s running games.",
                 len(whole),
-                when=when(whole[0].until),
+                when=when(whole[0].away.until),
             )
         )
     if len(cut) > AWAY_NAMED:
@@ -223,17 +231,30 @@ def away_told(done: list[account_settings.AwayInGame], asked: float) -> list[str
         )
     else:
         for d in cut:
-            shown = f"{round(d.days, 2):g}"
             told.append(
-                ngettext(
-                    "Against %(name)s only %(num)s day away was left: "
+                _(
+                    "Against %(name)s the time away left was %(time)s: "
                     "your clock there is stopped until %(when)s.",
-                    "Against %(name)s only %(num)s days away were left: "
-                    "your clock there is stopped until %(when)s.",
-                    float(shown),
-                    num=shown,
                     name=d.opponent,
-                    when=when(d.until),
+                    time=shown_duration(d.away.length),
+                    when=when(d.away.until),
+                )
+            )
+    if len(kept) > AWAY_NAMED:
+        told.append(
+            ngettext(
+                "In %(num)s game you were already away until later: that stays.",
+                "In %(num)s games you were already away until later: that stays.",
+                len(kept),
+            )
+        )
+    else:
+        for d in kept:
+            told.append(
+                _(
+                    "Against %(name)s you were already away until %(when)s: that stays.",
+                    name=d.opponent,
+                    when=when(d.away.until),
                 )
             )
     if none:

@@ -66,15 +66,17 @@ def _page(token: str, status: int = 200, **context: Any) -> Any:
     return render_template("web/seat.html", page=page, choices=choices, **context), status
 
 
-def _act(token: str, action: Callable[[], object], done: str) -> Any:
-    """Run a seat's action; its refusal is shown on the seat page (a bad link stays a 403)."""
+def _act(token: str, action: Callable[[], Any], done: str | Callable[[Any], str]) -> Any:
+    """Run a seat's action; its refusal is shown on the seat page (a bad link stays a 403).
+    ``done`` names what the page then says, or picks it from the action's answer."""
     try:
-        action()
+        answer = action()
     except ServiceError as exc:
         if exc.status == 403:
             raise
         return _page(token, exc.status, error=exc)
-    return redirect(url_for("seat.view", token=token, done=done), code=303)
+    said = done if isinstance(done, str) else done(answer)
+    return redirect(url_for("seat.view", token=token, done=said), code=303)
 
 
 @bp.post("/accept")
@@ -145,11 +147,20 @@ def claim(token: str) -> Any:
 def away(token: str) -> Any:
     try:
         days = inputs.decimal(
-            request.form, "days", low=0.01, high=inputs.MAX_DAYS, label=_l("Days away")
+            request.form,
+            "days",
+            low=games.MIN_AWAY_DAYS,
+            high=inputs.MAX_DAYS,
+            label=_l("Days away"),
         )
     except BadRequest:
         return _page(token, 400, error=_l("Say for how many days you will be away."))
-    return _act(token, lambda: settings.set_away(services(), token, days, client()), "away")
+    return _act(
+        token,
+        lambda: settings.set_away(services(), token, days, client()),
+        # an absence that already ran longer stays, and the page says so
+        lambda away: "away" if away.changed else "away-kept",
+    )
 
 
 @bp.post("/back")

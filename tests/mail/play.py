@@ -6,10 +6,21 @@ from pbem.services import games, log, moves, records, settings
 from pbem.services.env import Env
 
 
-def new_game(env: Env, clock: games.GameClock | None = None, first: int | None = 0) -> str:
+def new_game(
+    env: Env,
+    clock: games.GameClock | None = None,
+    first: int | None = 0,
+    emails: tuple[str, str] = ("ada@example.test", "bo@example.test"),
+) -> str:
+    """A game of Ada and Bo. A test that chooses a seat's language through its link changes
+    that address's account too (and its later games): it passes ``emails`` of its own."""
     created = games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        # in English and UTC whatever an earlier test chose for these addresses' accounts
+        (
+            games.PlayerIn("Ada", emails[0], "en", "UTC"),
+            games.PlayerIn("Bo", emails[1], "en", "UTC"),
+        ),
         first_player=first,
         clock=clock,
     )

@@ -110,7 +110,7 @@ def test_vacation_stops_the_clock_and_the_reminders(env):
     page = games.seat_page(env, token(env, public_id, 0), log.Client())
     assert page.clock.deadline == page.since + timedelta(days=5)  # 3 days + 2 away
     assert page.vacation_left == pytest.approx(8)
-    with pytest.raises(ServiceError, match="up to 8"):
+    with pytest.raises(ServiceError, match="at most 8 days from now"):
         settings.set_away(env, token(env, public_id, 0), 9, log.Client())
     env.clock.advance(days=2, minutes=1)  # past the moved deadline
     assert run_twice(env, public_id)["timeouts"] == 1

@@ -78,13 +78,15 @@ def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
     run_days(env, 2.5)  # 60 h: warned at 48 h of the 72 h deadline
     (first,) = mails(env, public_id, seat=0, kind="deadline_warning")
     settings.set_away(env, token(env, public_id, 0), 2, log.Client())
-    run_days(env, 2)  # back at 108 h, with 12 h left of the deadline moved to 120 h
+    # back at 108 h with 12 h of running time left, less than the warning's lead: topped up
+    # to the lead, so the deadline moves to 132 h and is warned of a whole day before it
+    run_days(env, 2)
     warnings = mails(env, public_id, seat=0, kind="deadline_warning")
     assert len(warnings) == 2
     moved = warnings[1]
     assert moved.text_body != first.text_body
     page = games.seat_page(env, token(env, public_id, 0), log.Client())
-    assert page.clock.deadline == start + timedelta(days=5)
+    assert page.clock.deadline == start + timedelta(hours=132)
     assert as_utc(moved.created_at) == start + timedelta(hours=108)  # as the seat came back
     run_days(env, 1)  # to the timeout: the moved deadline is warned of once
     assert len(mails(env, public_id, seat=0, kind="deadline_warning")) == 2

@@ -123,7 +123,7 @@ def test_a_round_end_no_mail_told_comes_in_the_next_your_turn():
     from pbem.services.played import Entry
 
     def entry(n, seat, ended=None, move="take gold"):
-        return Entry(n, seat, "x", move, None, None, "web", "h", None, ended)
+        return Entry(n, n, seat, "x", move, None, None, "web", "h", None, ended)
 
     assert untold((entry(1, 0), entry(2, 1)), 2, 0) == ((), None)  # the usual: nothing
     ended = object()

@@ -291,3 +291,41 @@ def test_0012_adds_the_computers_level_to_seats_empty_for_people(fresh_database)
         assert migrate.current_revision(db.engine) == migrate.head_revision()
     finally:
         db.dispose()
+
+
+def test_0014_gives_accounts_made_in_english_and_utc_their_seats_language(fresh_database):
+    """An account left at English and UTC takes its newest seat's other language and zone;
+    one whose seats are all English and UTC, or that chose otherwise, keeps its own."""
+    db = Database(fresh_database())
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    try:
+        migrate.upgrade(db.engine, "0013")
+        with db.engine.begin() as c:
+            _old_game_with_two_seats(c, "old3", now, second_seat=("each", "uk"))
+            c.execute(text("UPDATE seats SET timezone = 'Europe/Kyiv' WHERE seat = 1"))
+            for public_id, email, language in (
+                ("p1", "ada@example.test", "en"),
+                ("p2", "bo@example.test", "en"),
+                ("p3", "cy@example.test", "el"),
+            ):
+                c.execute(
+                    text(
+                        "INSERT INTO players (public_id, email, display_name, created_at,"
+                        " session_version, mail_mode, language, timezone, rated_games)"
+                        " VALUES (:p, :e, 'X', :now, 1, 'each', :l, 'UTC', 0)"
+                    ),
+                    {"p": public_id, "e": email, "l": language, "now": now},
+                )
+        migrate.upgrade(db.engine, "0014")
+        with db.engine.connect() as c:
+            rows = c.execute(text("SELECT email, language, timezone FROM players ORDER BY email"))
+            assert [tuple(r) for r in rows] == [
+                ("ada@example.test", "en", "UTC"),
+                ("bo@example.test", "uk", "Europe/Kyiv"),
+                ("cy@example.test", "el", "UTC"),
+            ]
+        migrate.downgrade(db.engine, "0013")
+        migrate.upgrade(db.engine)
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+    finally:
+        db.dispose()

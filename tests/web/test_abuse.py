@@ -74,7 +74,8 @@ def test_every_cookie_is_secure_outside_development(env, database_url):
     env.config = production
     app = create_app(env=env)
     browser = app.test_client()
-    public_id = new_game(env)
+    # addresses of its own: its seat's language, chosen below, becomes their accounts'
+    public_id = new_game(env, emails=("cookie-ada@example.test", "cookie-bo@example.test"))
     answers = [
         browser.get("/?lang=el"),  # the session (CSRF token) and the language
         browser.get(f"/s/{token(env, public_id, 0)}"),  # a seat page remembers its reader

@@ -77,12 +77,18 @@ def test_days_of_time_away_left_are_counted_in_words(client, env):
     assert "(1 day left in this game)" in page and "1 days" not in page
     with pytest.raises(BadRequest) as refused:
         settings.set_away(env, t, 2, log.Client())
-    assert str(refused.value.message) == "You can be away for up to 1 more day in this game."
+    assert str(refused.value.message) == (
+        "You can be away for at most 1 day from now in this game"
+        " (until Dec 5, 2026, 9:00\u202fAM (UTC))."
+    )
     settings.set_away(env, t, 0.5, log.Client())
     run_days(env, 1)
     with pytest.raises(BadRequest) as refused:
         settings.set_away(env, t, 1, log.Client())
-    assert str(refused.value.message) == "You can be away for up to 0.5 more days in this game."
+    assert str(refused.value.message) == (  # half a day, in hours: no fraction to misspell
+        "You can be away for at most 12 hours from now in this game"
+        " (until Dec 5, 2026, 9:00\u202fPM (UTC))."
+    )
 
 
 def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_so(client, env):
@@ -107,7 +113,7 @@ def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_s
     text = done.text
     assert "Your clock is stopped until Dec 7, 2026, 9:00\u202fAM (UTC) in 1 running game." in text
     assert (
-        "Against Op2 only 2 days away were left: your clock there is stopped until "
+        "Against Op2 the time away left was 2 days: your clock there is stopped until "
         "Dec 4, 2026, 9:00\u202fAM (UTC)." in text
     )
     assert "In 1 game no days away are left: its clock runs on (Op0)." in text

@@ -31,7 +31,8 @@ def test_the_seat_to_move_gets_each_legal_move_by_its_cards(client, env):
 
 
 def test_the_moves_are_written_in_the_readers_notation(client, env):
-    public_id = new_game(env, first=0)
+    # addresses of its own: the seat's language, chosen here, becomes their accounts'
+    public_id = new_game(env, first=0, emails=("zh-ada@example.test", "zh-bo@example.test"))
     settings.set_reader(env, token(env, public_id, 0), "zh", "Asia/Shanghai", log.Client())
     choices = _choices(client, env, public_id, 0)
     assert choices is not None and "拿 全部 骆驼" in choices["moves"].values()

@@ -68,7 +68,10 @@ def test_sell_all_through_the_api_records_the_whole_sale(client, env):
 
 
 def test_sell_all_typed_in_chinese_on_the_seat_page(client, env):
-    public_id = start_game(client)
+    # addresses of its own: the seat's language, chosen here, becomes their accounts'
+    public_id = start_game(
+        client, ("Ada", "zh-sell-ada@example.test"), ("Bo", "zh-sell-bo@example.test")
+    )
     state, seat, good = _to_a_sale(client, env, public_id)
     have = state.round.hands[seat][good]
     link = link_in(mails(env, public_id, seat=seat)[-1])

@@ -1,0 +1,110 @@
+"""One number per move through a whole timeout (issue 32, finding 4).
+
+The record numbers every entry, a ``timeout`` too (docs/record-format.md §3.3, §4): that is a
+contract and stays. What mails and pages call "move N" is the move of the card game, which a
+timeout does not make: the reminders, the warning, the timeout, the late move itself (or the
+claim made instead of it) and the game-over mail all name the move the late seat was waiting
+to make by one number, and the numbers after it go on from there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pbem.services import games, jobs, log, moves, settings
+from tests.conftest import own_database
+from tests.helpers import mails
+from tests.mail.play import ask_receipts, new_game, play, token
+
+CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+
+# A database of each test's own: the clock job, run every hour of days, then looks only at
+# this test's games.
+database_url, database = own_database("function")
+
+
+def run_days(env, days: float) -> None:
+    for _ in range(round(days * 24)):
+        env.clock.advance(hours=1)
+        jobs.run_clock(env)
+
+
+def _timed_out_at_move_2(env) -> str:
+    """Ada makes move 1; Bo lets move 2 time out, reminded and warned of it."""
+    public_id = new_game(env, CLOCK, first=0)
+    ask_receipts(env, public_id)
+    play(env, public_id, 1)
+    run_days(env, 4)
+    assert [e.move for e in games.public_page(env, public_id).entries][1] == "timeout"
+    late = mails(env, public_id, seat=1)
+    for kind in ("reminder", "deadline_warning", "timeout"):
+        (subject,) = {m.subject for m in late if m.kind == kind}
+        assert subject.endswith(("(2)", "(move 2)")), (kind, subject)
+    (timeout,) = [m for m in late if m.kind == "timeout"]
+    assert "Your time for move 2 has run out." in timeout.text_body
+    return public_id
+
+
+def test_the_late_move_is_the_move_its_reminders_named(env, client):
+    public_id = _timed_out_at_move_2(env)
+    play(env, public_id, 1)  # Bo moves after all: entry 3 of the record, move 2
+    entries = games.public_page(env, public_id).entries
+    assert [e.n for e in entries] == [1, 2, 3] and entries[1].move == "timeout"
+    late = entries[2]
+    (receipt,) = mails(env, public_id, seat=1, kind="receipt")
+    assert receipt.subject.endswith("move 2 recorded")
+    assert "Your move 2 is recorded" in receipt.text_body
+    turn = mails(env, public_id, seat=0, kind="your_turn")[-1]
+    assert turn.subject.endswith("your turn (move 3)")
+    assert "(move 2: " in turn.text_body and "(move 3: " not in turn.text_body
+    assert "Move 2 is entry 3 of the game's record: each timeout is an entry of its own." in (
+        turn.text_body
+    )
+    assert "Chain hash of move 2" in turn.text_body and late.hash in turn.text_body
+    page = client.get(f"/s/{token(env, public_id, 0)}").text
+    listed = re.findall(r'<li value="(\d+)"><span class="words">', page)
+    assert listed == ["2", "2", "1"]  # newest first: the late move and its timeout, one number
+    play(env, public_id, 1)  # Ada's next move is move 3
+    turn = mails(env, public_id, seat=1, kind="your_turn")[-1]
+    assert turn.subject.endswith("your turn (move 4)") and "(move 3: " in turn.text_body
+    assert "Move 3 is entry 4 of the game's record" in turn.text_body
+    # a mail written once the game has moved on (after an outage) says the same
+    (receipt,) = mails(env, public_id, seat=1, kind="receipt")
+    assert receipt.subject.endswith("move 2 recorded")
+    assert "Move 2 is entry 3 of the game's record" in receipt.text_body
+
+
+def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
+    public_id = _timed_out_at_move_2(env)
+    moves.claim_win(env, token(env, public_id, 0), 3, log.Client())
+    for seat in (0, 1):
+        (over,) = mails(env, public_id, seat=seat, kind="game_over")
+        assert "(move 2: " in over.text_body and "(move 3: " not in over.text_body
+        assert "Final chain hash (move 2)" in over.text_body
+        assert "Move 2 is entry 3 of the game's record" in over.text_body
+
+
+def test_a_digest_after_a_timeout_names_the_move_it_waits_for(env):
+    public_id = _timed_out_at_move_2(env)
+    settings.set_mail_mode(env, token(env, public_id, 1), "digest", log.Client())
+    env.clock.advance(days=1)
+    jobs.send_digests(env)
+    from sqlalchemy import select
+
+    from pbem.store.models import OutboxMessage
+
+    with env.db.read() as session:
+        digest = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == "digest", OutboxMessage.to_addr == "bo@example.test"
+            )
+        ).all()[-1]
+    assert "vs Ada: move 2" in digest.text_body
+
+
+def test_without_a_timeout_moves_and_entries_are_one_number(env):
+    public_id = new_game(env, CLOCK, first=0)
+    play(env, public_id, 2)
+    turn = mails(env, public_id, seat=0, kind="your_turn")[-1]
+    assert turn.subject.endswith("your turn (move 3)") and "(move 2: " in turn.text_body
+    assert "entry" not in turn.text_body
