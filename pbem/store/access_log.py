@@ -1,6 +1,7 @@
 """The access log's recorder: one row per use of a seat link, and the rows an audit reads.
 
-Append-only like the move log (migration 0010). The insert is built once and has no
+Append-only like the move log (migration 0010), but for one reduction of a row's client
+fields (0014, ``services/privacy.py``). The insert is built once and has no
 RETURNING, so on PostgreSQL it is pipelined with the request's other statements.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import insert, select
+from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import AccessLog
@@ -73,3 +74,55 @@ def around(
             .limit(limit)
         )
     )
+
+
+def unreduced_before(session: Session, cutoff: datetime, limit: int) -> list[AccessLog]:
+    """Up to ``limit`` rows older than ``cutoff`` whose client fields are still whole."""
+    return list(
+        session.scalars(
+            select(AccessLog)
+            .where(AccessLog.reduced_at.is_(None), AccessLog.at < cutoff)
+            .order_by(AccessLog.reduced_at, AccessLog.at, AccessLog.id)
+            .limit(limit)
+        )
+    )
+
+
+def unreduced_of(
+    session: Session, player_id: int, seats: list[tuple[int, int]], addresses: list[str]
+) -> list[AccessLog]:
+    """The rows not reduced yet that are a person's: their account's, their seats', and the
+    account events that name one of their addresses (a sign-in asked for, a change to it)."""
+    mine = [AccessLog.player_id == player_id]
+    for n in sorted({n for _, n in seats}):
+        mine.append(
+            and_(AccessLog.seat == n, AccessLog.game_id.in_([g for g, m in seats if m == n]))
+        )
+    if addresses:
+        mine.append(and_(AccessLog.game_id.is_(None), func.lower(AccessLog.detail).in_(addresses)))
+    return list(
+        session.scalars(
+            select(AccessLog)
+            .where(AccessLog.reduced_at.is_(None), or_(*mine))
+            .order_by(AccessLog.id)
+        )
+    )
+
+
+def reduce_row(
+    session: Session,
+    row_id: int,
+    now: datetime,
+    *,
+    ip: str | None,
+    user_agent: str | None,
+    detail: str | None,
+) -> bool:
+    """Keep only the reduced client fields of a row (once: the triggers refuse a second)."""
+    result = session.execute(
+        update(AccessLog)
+        .where(AccessLog.id == row_id, AccessLog.reduced_at.is_(None))
+        .values(ip=ip, user_agent=user_agent, detail=detail, reduced_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)

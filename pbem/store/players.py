@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import Player, SignInLink
@@ -48,3 +48,49 @@ def with_session(
         .join(SignInLink, SignInLink.player_id == Player.id)
         .where(Player.id == player_id, SignInLink.id == session_id)
     ).one_or_none()
+
+
+def link_addresses(session: Session, player_id: int) -> set[str]:
+    """Every address the player's sign-in and change-of-address links were for."""
+    rows = session.execute(
+        select(SignInLink.email, SignInLink.new_email).where(SignInLink.player_id == player_id)
+    )
+    return {a.casefold() for row in rows for a in row if a}
+
+
+def forget_links(session: Session, player_id: int, addresses: list[str], placeholder: str) -> None:
+    """An erased account's links: every one of its addresses becomes the placeholder, and
+    the links it asked for keep no IP address."""
+    for column in (SignInLink.email, SignInLink.new_email):
+        session.execute(
+            update(SignInLink)
+            .where(func.lower(column).in_(addresses))
+            .values({column: placeholder})
+            .execution_options(synchronize_session=False)
+        )
+    session.execute(
+        update(SignInLink)
+        .where(or_(SignInLink.player_id == player_id, SignInLink.email == placeholder))
+        .values(ip=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def forget_link_ips(session: Session, cutoff: datetime, limit: int) -> int:
+    """Drop the IP address of up to ``limit`` links made before ``cutoff``. Returns how many."""
+    ids = list(
+        session.scalars(
+            select(SignInLink.id)
+            .where(SignInLink.ip.is_not(None), SignInLink.created_at < cutoff)
+            .order_by(SignInLink.id)
+            .limit(limit)
+        )
+    )
+    if ids:
+        session.execute(
+            update(SignInLink)
+            .where(SignInLink.id.in_(ids))
+            .values(ip=None)
+            .execution_options(synchronize_session=False)
+        )
+    return len(ids)
