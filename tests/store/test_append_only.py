@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import secrets
-from datetime import timedelta
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
