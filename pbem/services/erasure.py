@@ -49,15 +49,16 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         placeholder = f"erased-{player.public_id}@invalid"
         seats = seats_of(session, player)
         names = sorted({player.display_name, *(s.name for s in seats)} - {label})
-        addresses = sorted(
-            {player.email.casefold(), *(s.email.casefold() for s in seats)}
-            | player_rows.link_addresses(session, player.id)
-        )
+        held, asked = player_rows.link_addresses(session, player.id)
+        held |= {player.email.casefold(), *(s.email.casefold() for s in seats)}
+        # an address they once held and someone else's account holds now is that one's
+        addresses = sorted(held - player_rows.owned_by_others(session, player.id, held))
         keys = [(s.game_id, s.seat) for s in seats]
         games = sorted({s.game_id for s in seats})
         # the mails not sent yet to the player: none goes out now; the sent ones keep no words
         outbox.drop_unsent(session, addresses, keys)
         outbox.forget_recipient(session, addresses, keys, placeholder, label, now)
+        outbox.forget_asked(session, sorted(asked), label, now)
         for name in names:
             outbox.prune_sent_about(session, games, name, now)
         _rename_unsent(session, games, names, addresses, label, placeholder)

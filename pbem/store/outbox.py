@@ -111,6 +111,30 @@ def forget_recipient(
     return result.rowcount or 0
 
 
+def forget_asked(session: Session, addresses: list[str], label: str, now: datetime) -> int:
+    """The confirmations of a new address an erased account asked for and never confirmed
+    (they name it): dropped if not sent, else their words pruned and the name the label;
+    the address, perhaps someone else's, stays. Returns how many."""
+    if not addresses:
+        return 0
+    to = and_(
+        OutboxMessage.kind == "change_email",
+        func.lower(OutboxMessage.to_addr).in_(addresses),
+    )
+    dropped = session.execute(
+        delete(OutboxMessage)
+        .where(OutboxMessage.status != "sent", to)
+        .execution_options(synchronize_session=False)
+    )
+    pruned = session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.status == "sent", to)
+        .values(**_PRUNED, to_name=label, pruned_at=func.coalesce(OutboxMessage.pruned_at, now))
+        .execution_options(synchronize_session=False)
+    )
+    return (dropped.rowcount or 0) + (pruned.rowcount or 0)
+
+
 def prune_sent_about(session: Session, game_ids: list[int], name: str, now: datetime) -> int:
     """Prune the words of the sent mails that may name a person to others: every mail of
     their games, and the digests that name them. Returns how many."""

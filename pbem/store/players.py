@@ -50,21 +50,45 @@ def with_session(
     ).one_or_none()
 
 
-def link_addresses(session: Session, player_id: int) -> set[str]:
-    """Every address the player's sign-in and change-of-address links were for."""
+def link_addresses(session: Session, player_id: int) -> tuple[set[str], set[str]]:
+    """The addresses the player's links were for: those they held (signed in with, or
+    confirmed as their new one), and those they asked for and never confirmed."""
+    held: set[str] = set()
+    asked: set[str] = set()
     rows = session.execute(
-        select(SignInLink.email, SignInLink.new_email).where(SignInLink.player_id == player_id)
+        select(
+            SignInLink.purpose, SignInLink.email, SignInLink.new_email, SignInLink.used_at
+        ).where(SignInLink.player_id == player_id)
     )
-    return {a.casefold() for row in rows for a in row if a}
+    for purpose, email, new_email, used_at in rows:
+        if purpose != "change-email":
+            held.add(email.casefold())
+        elif new_email:
+            (held if used_at is not None else asked).add(new_email.casefold())
+    return held, asked - held
+
+
+def owned_by_others(session: Session, player_id: int, addresses: set[str]) -> set[str]:
+    """Which of these addresses another player's account holds now."""
+    if not addresses:
+        return set()
+    return set(
+        session.scalars(
+            select(Player.email).where(Player.email.in_(addresses), Player.id != player_id)
+        )
+    )
 
 
 def forget_links(session: Session, player_id: int, addresses: list[str], placeholder: str) -> None:
-    """An erased account's links: every one of its addresses becomes the placeholder, and
-    the links it asked for keep no IP address."""
+    """An erased account's links: every one of its addresses, and every address on a
+    link it asked for, becomes the placeholder, and those links keep no IP address."""
     for column in (SignInLink.email, SignInLink.new_email):
         session.execute(
             update(SignInLink)
-            .where(func.lower(column).in_(addresses))
+            .where(
+                column.is_not(None),
+                or_(func.lower(column).in_(addresses), SignInLink.player_id == player_id),
+            )
             .values({column: placeholder})
             .execution_options(synchronize_session=False)
         )

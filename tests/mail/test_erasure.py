@@ -47,10 +47,10 @@ def found_anywhere(engine, needles: list[str]) -> list[str]:
     return hits
 
 
-def _new_game(env, first: int = 0) -> str:
+def _new_game(env, first: int = 0, email: str = OLD) -> str:
     return games.create_game(
         env,
-        (games.PlayerIn(NAME, OLD), games.PlayerIn("Bo", "bo@example.test")),
+        (games.PlayerIn(NAME, email), games.PlayerIn("Bo", "bo@example.test")),
         first_player=first,
     ).public_id
 
@@ -88,6 +88,9 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     smtp_server.stop()
     mine = token(env, running, 0)
     moves.submit_move(env, mine, 3, games.legal_moves(env, mine)[0], log.Client("203.0.113.7"))
+    third = _new_game(env, email=EMAIL)  # its invitations wait too: Bo's names her
+    env.clock.advance(hours=25)
+    assert jobs.run_clock(env).reminders  # Bo's reminder in the running game names her
     assert deliver_all(env) == 0
     with env.db.read() as session:
         held = session.scalars(
@@ -95,7 +98,8 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
                 OutboxMessage.status == "pending", OutboxMessage.to_addr == "bo@example.test"
             )
         ).all()
-    assert held and any(NAME in (r.text_body or "") for r in held)
+    assert {r.kind for r in held} >= {"invitation", "your_turn", "reminder"}
+    assert all(NAME in (r.subject or "") for r in held)
     assert found_anywhere(env.db.engine, [NAME, OLD, EMAIL])  # the search finds what is there
     before = {p: load(env, p) for p in (finished, running)}
 
@@ -106,6 +110,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     smtp_server.start()
     env.clock.advance(seconds=BACKOFF[-1].total_seconds() + 1)
     start = len(smtp_server.received)
+    jobs.run_clock(env)  # the reminder dropped with her name is queued again
     assert deliver_all(env) >= len(held)
     after_outage = smtp_server.received[start:]
     assert after_outage and all(
@@ -114,6 +119,9 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     for message in after_outage:
         whole = message.as_string()
         assert NAME not in whole and "Erased player" in whole
+    kinds = {m["Subject"].split(" — ")[-1].split(" (")[0] for m in after_outage}
+    assert {"a new game", "your turn", "reminder: your move"} <= kinds, kinds
+    assert third in " ".join(m.as_string() for m in after_outage)
     assert found_anywhere(env.db.engine, [NAME, OLD, EMAIL]) == []
     for public_id in (finished, running):
         assert records.verify_game(env, public_id).ok
@@ -158,3 +166,27 @@ def test_the_sent_mails_to_an_erased_player_keep_their_id_kind_and_time(smtp_env
     for r in rows:
         assert r.to_addr == f"erased-{public}@invalid" and r.to_name.startswith("Erased player")
         assert r.text_body is r.html_body is r.subject is None and r.pruned_at is not None
+
+
+def test_an_address_asked_for_and_never_confirmed_stays_its_owners(smtp_env, client, app):
+    """Zenobia asked to move to an address she never confirmed, which Olga then signed up
+    with: the confirmation mail that named Zenobia keeps no words, and Olga keeps her
+    address, her links and her mails."""
+    env = smtp_env
+    olga = "olga@example.test"
+    player_id = _signed_up(env, client)
+    address_change.request_email_change(env, player_id, olga, log.Client(ip="198.51.100.8"))
+    other = app.test_client()
+    sign_in(other, env, olga)
+    deliver_all(env)
+    page = client.get("/me")
+    client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "erase"})
+    assert found_anywhere(env.db.engine, [NAME, OLD, EMAIL]) == []
+    with env.db.read() as session:
+        assert session.scalars(select(Player).where(Player.email == olga)).one()
+        to_olga = session.scalars(select(OutboxMessage).where(OutboxMessage.to_addr == olga)).all()
+    kinds = {r.kind: r for r in to_olga}
+    assert kinds["sign_in"].text_body and kinds["sign_in"].pruned_at is None
+    assert kinds["change_email"].text_body is None
+    assert kinds["change_email"].to_name.startswith("Erased player")
+    assert other.get("/me").status_code == 200  # Olga is still signed in
