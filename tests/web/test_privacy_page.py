@@ -44,3 +44,32 @@ def test_the_page_says_each_period_as_configured(client, env):
 def test_every_page_links_to_it(client):
     home = client.get("/").text
     assert 'href="/privacy"' in home and "What is kept about you" in home
+
+
+def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(client, env):
+    from pbem.services import games, moves
+    from tests.mail.play import new_game, to_move, token
+    from tests.mail.test_retention import CLIENTS, FIREFOX, SAFARI
+
+    public_id = new_game(env)
+    for n in range(1, 4):
+        seat = to_move(env, public_id)
+        t = token(env, public_id, seat)
+        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], CLIENTS[seat])
+    loser = to_move(env, public_id)
+    moves.submit_move(env, token(env, public_id, loser), 4, "resign", CLIENTS[loser])
+    public = html.unescape(client.get(f"/g/{public_id}/audit/2").text)
+    assert (
+        "This public page shows only the network of each address and the browser's family."
+        in public
+    )
+    assert "203.0.x.x" in public and "2001:db8:1:…" in public
+    assert "203.0.113.7" not in public and "2001:db8:1:2::7" not in public
+    assert FIREFOX[:60] not in public and SAFARI[:60] not in public
+    seat = html.unescape(client.get(f"/s/{token(env, public_id, 1)}/audit/2").text)
+    assert (
+        "Your opponent's uses show only the network of the address and the browser's family."
+        in seat
+    )
+    assert "2001:db8:1:2::7" in seat and SAFARI[:60] in seat  # its own, whole
+    assert "203.0.113.7" not in seat and FIREFOX[:60] not in seat and "203.0.x.x" in seat
