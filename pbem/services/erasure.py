@@ -132,8 +132,4 @@ def _reduce_access(
 ) -> None:
     """The player's rows of the access log keep what every row keeps after the retention
     period: a masked network, a browser family, no address."""
-    for row in access_log.unreduced_of(session, player_id, keys, addresses):
-        kept = privacy.reduce(row.ip, row.user_agent, row.detail)
-        access_log.reduce_row(
-            session, row.id, now, ip=kept.ip, user_agent=kept.user_agent, detail=kept.detail
-        )
+    privacy.reduce_rows(session, access_log.unreduced_of(session, player_id, keys, addresses), now)

@@ -14,9 +14,14 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 
+from sqlalchemy.orm import Session
 from ua_parser import parse_user_agent
+
+from ..store import access_log
+from ..store.models import AccessLog
 
 #: An email address inside free text (a sign-in request's detail, "email from …").
 ADDRESS = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")
@@ -76,3 +81,12 @@ class Reduced:
 def reduce(ip: str | None, user_agent: str | None, detail: str | None) -> Reduced:
     """The one reduction, of a row not reduced before (``reduced_at`` says which are)."""
     return Reduced(mask_ip(ip), browser_family(user_agent), without_addresses(detail))
+
+
+def reduce_rows(session: Session, rows: list[AccessLog], now: datetime) -> int:
+    """Reduce these rows of the access log (retention, erasure). Returns how many."""
+    kept = []
+    for row in rows:
+        r = reduce(row.ip, row.user_agent, row.detail)
+        kept.append(dict(row_id=row.id, ip=r.ip, user_agent=r.user_agent, detail=r.detail))
+    return access_log.reduce_rows(session, kept, now)

@@ -49,11 +49,7 @@ def run(env: Env, batch: int = BATCH, max_batches: int = MAX_BATCHES) -> Retenti
     for _ in range(max_batches):
         with env.db.write() as session:
             rows = access_log.unreduced_before(session, client_cutoff, batch)
-            for row in rows:
-                kept = privacy.reduce(row.ip, row.user_agent, row.detail)
-                access += access_log.reduce_row(
-                    session, row.id, now, ip=kept.ip, user_agent=kept.user_agent, detail=kept.detail
-                )
+            access += privacy.reduce_rows(session, rows, now)
         if len(rows) < batch:
             break
     for _ in range(max_batches):

@@ -151,3 +151,37 @@ def test_the_other_seat_and_the_public_see_a_network_and_a_browser_family(env):
         ("203.0.x.x", "Firefox"),
         ("2001:db8:1:…", "Mobile Safari"),
     }
+
+
+def test_the_job_works_in_short_transactions_and_a_move_goes_in_between(env):
+    """Each batch commits on its own: a move made while the job runs (here, between two of
+    its batches) is logged, and the job goes on; a second run finds nothing left."""
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    public_id = new_game(env)
+    play(env, public_id, 6)  # access rows and sent mails enough for several batches
+    _sent(env, public_id)
+    env.clock.advance(days=max(env.config.retention.mail_days, env.config.retention.client_days))
+    env.clock.advance(days=1)
+    commits: list[int] = []
+    moved: list[int] = []
+
+    def after_commit(_session) -> None:
+        commits.append(1)
+        if len(commits) == 2 and not moved:  # between the job's first two batches
+            moved.append(1)
+            seat = to_move(env, public_id)
+            t = token(env, public_id, seat)
+            n = len(games_record(env, public_id)) + 1
+            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+
+    event.listen(Session, "after_commit", after_commit)
+    try:
+        report = retention.run(env, batch=2)
+    finally:
+        event.remove(Session, "after_commit", after_commit)
+    assert moved and len(games_record(env, public_id)) == 7
+    assert report.mails >= 6 and report.access >= 6
+    assert len(commits) >= (report.mails + report.access) // 2  # one transaction a batch
+    assert not retention.run(env, batch=2).mails
