@@ -185,3 +185,15 @@ def test_the_job_works_in_short_transactions_and_a_move_goes_in_between(env):
     assert report.mails >= 6 and report.access >= 6
     assert len(commits) >= (report.mails + report.access) // 2  # one transaction a batch
     assert not retention.run(env, batch=2).mails
+
+
+def test_the_dev_inbox_and_pbem_outbox_say_a_pruned_mail_kept_no_words(env, client):
+    public_id = new_game(env)
+    row = _sent(env, public_id)[0]
+    env.clock.advance(days=env.config.retention.mail_days + 1)
+    retention.run(env)
+    page = client.get(f"/dev/inbox/{row.id}")
+    assert page.status_code == 200 and "its words were pruned" in page.text
+    from pbem.admin.outbox import _no_words
+
+    assert _no_words(None, env.clock.now()).startswith("(words pruned ")
