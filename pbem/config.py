@@ -103,6 +103,7 @@ class Intervals:
     computer: int = 2  #: the computer's moves in games moved in lately
     computer_sweep: int = 60  #: the computer's moves in every game (anything missed)
     analyse: int = 30
+    retention: int = 3600  #: sent mails' words pruned, clients reduced (``Retention``)
 
     @classmethod
     def from_env(cls) -> Intervals:
@@ -112,6 +113,32 @@ class Intervals:
                 for name, default in vars(cls()).items()
             }
         )
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long what a person leaves behind is kept whole (docs/deploy.md, "Retention").
+
+    After ``mail_days`` a sent mail keeps its Message-ID, recipient, kind, times and the
+    chain hash it carried, not its subject and bodies (``PBEM_RETENTION_MAIL_DAYS``).
+    After ``client_days`` a row of the access log keeps the network of its IP address and
+    the browser family of its user agent, and a sign-in link no IP address
+    (``PBEM_RETENTION_CLIENT_DAYS``).
+    """
+
+    mail_days: int = 90
+    client_days: int = 90
+
+    @classmethod
+    def from_env(cls) -> Retention:
+        chosen = {}
+        for name, default in vars(cls()).items():
+            variable = f"PBEM_RETENTION_{name.upper()}"
+            days = _int(variable, str(default))
+            if days < 1:
+                raise ConfigError(f"{variable} must be a number of days, 1 or more")
+            chosen[name] = days
+        return cls(**chosen)
 
 
 @dataclass(frozen=True)
@@ -155,6 +182,8 @@ class Config:
     replay_cache: int = 512
     #: The scheduler's job intervals.
     every: Intervals = field(default_factory=Intervals)
+    #: How long sent mails' words and clients' addresses are kept.
+    retention: Retention = field(default_factory=Retention)
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
     database_app_role: str = ""
@@ -264,6 +293,7 @@ def from_env() -> Config:
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
         analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
         every=Intervals.from_env(),
+        retention=Retention.from_env(),
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),
     )

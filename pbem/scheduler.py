@@ -19,7 +19,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from .cli_env import ready_env
 from .leadership import Leadership
 from .mail.delivery import backend_for
-from .services import analysis, computer, jobs, ratelimit
+from .services import analysis, computer, jobs, ratelimit, retention
 from .services.env import Env
 
 log = logging.getLogger("pbem.scheduler")
@@ -50,6 +50,8 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
         ("computer", lambda: computer.computer_moves(env), every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
         ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
+        # sent mails' words pruned, clients' addresses reduced (Config.retention)
+        ("retention", lambda: retention.run(env), every.retention),
     ]
     if env.config.imap_host:
         from .receiver import poll_imap
@@ -96,8 +98,8 @@ def start_in_background(env: Env) -> BackgroundScheduler:
 
 @click.command("scheduler")
 def scheduler_command() -> None:
-    """Run the jobs: deliver mail, remind, warn, time out, digests, analyse finished games
-    (one process of its own)."""
+    """Run the jobs: deliver mail, remind, warn, time out, digests, analyse finished games,
+    prune what the retention periods let go (one process of its own)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     env = ready_env()
     click.echo(f"pbem scheduler: mail by {env.config.mail_backend}; Ctrl+C stops it")

@@ -114,3 +114,16 @@ def test_the_computers_jobs_run_every_2_and_60_seconds_unless_told(environ):
     environ(PBEM_COMPUTER_EVERY="5", PBEM_COMPUTER_SWEEP_EVERY="120")
     config = from_env()
     assert (config.every.computer, config.every.computer_sweep) == (5, 120)
+
+
+def test_the_retention_periods_are_90_days_unless_told(environ):
+    config = from_env()
+    assert (config.retention.mail_days, config.retention.client_days) == (90, 90)
+    assert config.every.retention == 3600
+    environ(PBEM_RETENTION_MAIL_DAYS="30", PBEM_RETENTION_CLIENT_DAYS="400")
+    config = from_env()
+    assert (config.retention.mail_days, config.retention.client_days) == (30, 400)
+    for bad in ("0", "-5", "soon"):
+        environ(PBEM_RETENTION_CLIENT_DAYS=bad)
+        with pytest.raises(ConfigError, match="PBEM_RETENTION_CLIENT_DAYS"):
+            from_env()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
 from ..cli_env import ready_env
 
 
-def _unwritten(about_n: int | None) -> str:
+def _no_words(about_n: int | None, pruned_at: datetime | None) -> str:
+    if pruned_at is not None:
+        return f"(words pruned {pruned_at:%Y-%m-%d})"
     return f"(of move {about_n}: written when sent)"
 
 
@@ -26,7 +30,7 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
         error = f"  [{r.last_error}]" if r.last_error else ""
         click.echo(
             f"{r.id:>6}  {r.status:<8} {r.attempts} tries  {iso(r.created_at)}  "
-            f"{r.kind:<16} {r.to_addr}  {r.subject or _unwritten(r.about_n)}{error}"
+            f"{r.kind:<16} {r.to_addr}  {r.subject or _no_words(r.about_n, r.pruned_at)}{error}"
         )
     if not rows:
         click.echo("no pending or failed mail" if not show_all else "no mail")

@@ -40,6 +40,7 @@ def message(
     message_id: str | None = None,
     language: str | None = None,
     about_n: int | None = None,
+    chain_hash: str | None = None,
 ) -> dict[str, Any]:
     """One outbox row's values, its ``Message-ID`` fixed now.
 
@@ -49,7 +50,8 @@ def message(
     ``language`` is the one the mail is written in: its ``Content-Language``
     header lets a mail client pick fonts, direction and spelling for it. A mail
     that tells of logged move ``about_n`` may come without its words: they are
-    written from the log when it is sent.
+    written from the log when it is sent; ``chain_hash`` is that move's, kept when the
+    words are pruned.
     """
     return dict(
         message_id=message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>",
@@ -64,6 +66,7 @@ def message(
         headers={**(headers or {}), **({"Content-Language": language} if language else {})},
         dedupe_key=dedupe_key,
         about_n=about_n,
+        chain_hash=chain_hash,
         created_at=now,
         status="pending",
         attempts=0,

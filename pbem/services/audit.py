@@ -3,7 +3,8 @@
 While the game runs, a player audits through their own link and sees their own
 side only: the position before an opponent's move, its alternatives and the
 opponent's access log stay hidden until the end. After the end everything is
-open, except that client addresses are shortened on public pages.
+open, except that the other seat's uses of its link, and everyone's on public pages,
+show only the network and the browser family (``privacy.reduce``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from ..store import access_log
 from ..store.models import Game
+from . import privacy
 from .env import Env
 from .errors import NotFound, flagged
 from .integrity import Flag, flag_json
@@ -81,32 +83,25 @@ class Audit:
         return Flag(self.integrity_error, self.verified)
 
 
-def _mask(ip: str | None) -> str | None:
-    """``203.0.113.7`` → ``203.0.x.x``: enough to tell networks apart, not to find a person."""
-    if not ip:
-        return None
-    if ":" in ip:
-        return ":".join(ip.split(":")[:3]) + ":…"
-    parts = ip.split(".")
-    return ".".join([*parts[:2], "x", "x"]) if len(parts) == 4 else ip
-
-
 def _access_rows(
-    session: Any, game: Game, seats: tuple[int, ...], around: datetime, full_ip: bool
+    session: Any, game: Game, seats: tuple[int, ...], around: datetime, viewer: int | None
 ) -> list[Access]:
+    """The uses of the links around a move: a seat sees its own whole while the retention
+    period lasts; the other seat's, and everyone's on the public page, are reduced to
+    the network and the browser family (``privacy.reduce``)."""
     rows = access_log.around(session, game.id, seats, around - WINDOW, around + WINDOW)
-    return [
-        Access(
-            as_utc(r.at),
-            r.seat,
-            r.action,
-            r.seen_n,
-            r.ip if full_ip else _mask(r.ip),
-            r.user_agent,
-            r.detail,
+    shown = []
+    for r in rows:
+        whole = r.reduced_at is not None or (viewer is not None and r.seat == viewer)
+        kept = (
+            privacy.Reduced(r.ip, r.user_agent, r.detail)
+            if whole
+            else privacy.reduce(r.ip, r.user_agent, r.detail)
         )
-        for r in rows
-    ]
+        shown.append(
+            Access(as_utc(r.at), r.seat, r.action, r.seen_n, kept.ip, kept.user_agent, kept.detail)
+        )
+    return shown
 
 
 def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | None) -> Audit:
@@ -152,7 +147,7 @@ def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | 
         viewer_seat=viewer_seat,
         before=before,
         alternatives=alternatives,
-        access=_access_rows(session, game, seats, at, full_ip=viewer_seat is not None),
+        access=_access_rows(session, game, seats, at, viewer_seat),
         hidden_reason=hidden,
         mixed=game.server_seed is not None,
         server_seed=game.server_seed if open_all else None,

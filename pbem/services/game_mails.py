@@ -121,6 +121,7 @@ def _envelope(
     dedupe: str | None = None,
     message_id: str | None = None,
     about_n: int | None = None,
+    chain_hash: str | None = None,
 ) -> dict[str, Any]:
     """A mail to a seat as an outbox row, without its words: who, which thread, which id."""
     root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
@@ -138,6 +139,7 @@ def _envelope(
         message_id=message_id,
         language=to_seat.language,
         about_n=about_n,
+        chain_hash=chain_hash,
     )
 
 
@@ -296,7 +298,7 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     for seat in seats:
         kind = _told_kind(moved, seat)
         if _wants(game, seat, kind):
-            rows.append(_envelope(env, game, seat, kind, about_n=moved.n))
+            rows.append(_envelope(env, game, seat, kind, about_n=moved.n, chain_hash=moved.hash))
     outbox_store.queue_all(session, rows)
 
 

@@ -1,14 +1,16 @@
 """The access log's recorder: one row per use of a seat link, and the rows an audit reads.
 
-Append-only like the move log (migration 0010). The insert is built once and has no
+Append-only like the move log (migration 0010), but for one reduction of a row's client
+fields (0015, ``services/privacy.py``). The insert is built once and has no
 RETURNING, so on PostgreSQL it is pipelined with the request's other statements.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import AccessLog
@@ -73,3 +75,70 @@ def around(
             .limit(limit)
         )
     )
+
+
+def unreduced_before(session: Session, cutoff: datetime, limit: int) -> list[AccessLog]:
+    """Up to ``limit`` rows older than ``cutoff`` whose client fields are still whole."""
+    return list(
+        session.scalars(
+            select(AccessLog)
+            .where(AccessLog.reduced_at.is_(None), AccessLog.at < cutoff)
+            .order_by(AccessLog.reduced_at, AccessLog.at, AccessLog.id)
+            .limit(limit)
+        )
+    )
+
+
+def unreduced_of(
+    session: Session, player_id: int, seats: list[tuple[int, int]], addresses: list[str]
+) -> list[AccessLog]:
+    """The rows not reduced yet that are a person's: their account's, their seats', and the
+    account events that name one of their addresses (a sign-in asked for, a change to it)."""
+    mine = [AccessLog.player_id == player_id]
+    for n in sorted({n for _, n in seats}):
+        mine.append(
+            and_(AccessLog.seat == n, AccessLog.game_id.in_([g for g, m in seats if m == n]))
+        )
+    if addresses:
+        mine.append(and_(AccessLog.game_id.is_(None), func.lower(AccessLog.detail).in_(addresses)))
+    return list(
+        session.scalars(
+            select(AccessLog)
+            .where(AccessLog.reduced_at.is_(None), or_(*mine))
+            .order_by(AccessLog.id)
+        )
+    )
+
+
+#: One row's reduction: compiled once, sent for a batch of rows as one executemany.
+_REDUCE = (
+    update(AccessLog.__table__)
+    .where(AccessLog.id == bindparam("row_id"), AccessLog.reduced_at.is_(None))
+    .values(
+        ip=bindparam("new_ip"),
+        user_agent=bindparam("new_user_agent"),
+        detail=bindparam("new_detail"),
+        reduced_at=bindparam("now"),
+    )
+)
+
+
+def reduce_rows(session: Session, reduced: list[dict[str, Any]], now: datetime) -> int:
+    """Keep only the reduced client fields of these rows (``row_id``, ``ip``, ``user_agent``,
+    ``detail`` each), once a row: the triggers refuse a second reduction. Returns how many."""
+    if not reduced:
+        return 0
+    result = session.connection().execute(
+        _REDUCE,
+        [
+            dict(
+                row_id=r["row_id"],
+                new_ip=r["ip"],
+                new_user_agent=r["user_agent"],
+                new_detail=r["detail"],
+                now=now,
+            )
+            for r in reduced
+        ],
+    )
+    return result.rowcount if result.rowcount is not None and result.rowcount >= 0 else len(reduced)

@@ -57,3 +57,13 @@ def withdraw(session: Session, public_id: str, player_id: int) -> bool:
         .values(status="withdrawn")
     )
     return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+
+
+def forget_player(session: Session, player_id: int) -> None:
+    """An erased player's challenges: the open ones withdrawn, every note gone."""
+    session.execute(
+        update(Challenge)
+        .where(Challenge.player_id == player_id, Challenge.status == "open")
+        .values(status="withdrawn")
+    )
+    session.execute(update(Challenge).where(Challenge.player_id == player_id).values(note=None))

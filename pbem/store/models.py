@@ -157,7 +157,10 @@ class AccessLog(Base):
     Append-only like the move log, by the same triggers (migration 0010) and grants."""
 
     __tablename__ = "access_log"
-    __table_args__ = (Index("access_log_game_at", "game_id", "at"),)
+    __table_args__ = (
+        Index("access_log_game_at", "game_id", "at"),
+        Index("access_log_reduce", "reduced_at", "at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     #: None for account events (sign-in links, settings), which name ``player_id`` instead.
@@ -173,13 +176,19 @@ class AccessLog(Base):
     ip: Mapped[str | None] = mapped_column(String(64))
     user_agent: Mapped[str | None] = mapped_column(String(300))
     detail: Mapped[str | None] = mapped_column(Text)
+    #: When ``ip``, ``user_agent`` and ``detail`` were reduced (retention, erasure:
+    #: ``services/privacy.py``); the one UPDATE the triggers let through, once (0015).
+    reduced_at: Mapped[datetime | None]
 
 
 class OutboxMessage(Base):
     """A mail waiting to be sent, written in the transaction that caused it (invariant 5)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("outbox_due", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("outbox_due", "status", "next_attempt_at"),
+        Index("outbox_prune", "pruned_at", "sent_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     #: Stable across retries, so a mail sent twice after a crash is recognisable.
@@ -205,6 +214,10 @@ class OutboxMessage(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     #: Unique per reminder, warning or digest, so a job that runs twice queues it once.
     dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    #: The chain hash of the move the mail told of (``about_n``): kept when its words go.
+    chain_hash: Mapped[str | None] = mapped_column(String(64))
+    #: When its subject and bodies were dropped (retention, or an erased recipient).
+    pruned_at: Mapped[datetime | None]
 
 
 class InboundMail(Base):

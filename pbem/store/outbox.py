@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import OutboxMessage
@@ -61,17 +61,149 @@ def queue(session: Session, mail: dict[str, Any]) -> bool:
     return True
 
 
-def drop_unsent(session: Session, address: str, seats: list[tuple[int, int]]) -> int:
-    """Delete the mails not sent yet to ``address`` (in any case) or to these seats
-    (``(game_id, seat)``), an erased account's: they hold its old name and address.
-    Returns how many."""
-    to = [func.lower(OutboxMessage.to_addr) == address.lower()]
+def _to(addresses: list[str], seats: list[tuple[int, int]]) -> Any:
+    """Rows to any of ``addresses`` (in any case) or to these seats (``(game_id, seat)``)."""
+    to = [func.lower(OutboxMessage.to_addr).in_([a.lower() for a in addresses])]
     for n in sorted({n for _, n in seats}):
         games = [g for g, m in seats if m == n]
         to.append(and_(OutboxMessage.seat == n, OutboxMessage.game_id.in_(games)))
+    return or_(*to)
+
+
+def drop_unsent(session: Session, addresses: list[str], seats: list[tuple[int, int]]) -> int:
+    """Delete the mails not sent yet to ``addresses`` or to these seats, an erased
+    account's: they hold its old name and address. Returns how many."""
     result = session.execute(
         delete(OutboxMessage)
-        .where(OutboxMessage.status != "sent", or_(*to))
+        .where(OutboxMessage.status != "sent", _to(addresses, seats))
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0
+
+
+#: What pruning a row's words sets: the Message-ID, recipient, kind, times, the move it
+#: told of and its chain hash stay.
+_PRUNED = dict(subject=None, text_body=None, html_body=None, headers={}, last_error=None)
+
+
+def forget_recipient(
+    session: Session,
+    addresses: list[str],
+    seats: list[tuple[int, int]],
+    placeholder: str,
+    label: str,
+    now: datetime,
+) -> int:
+    """The sent mails to an erased account: its words pruned, the recipient a placeholder,
+    a digest's key (which holds the address) gone. Returns how many."""
+    result = session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.status == "sent", _to(addresses, seats))
+        .values(
+            **_PRUNED,
+            to_addr=placeholder,
+            to_name=label,
+            dedupe_key=None,
+            pruned_at=func.coalesce(OutboxMessage.pruned_at, now),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0
+
+
+def forget_asked(session: Session, addresses: list[str], label: str, now: datetime) -> int:
+    """The confirmations of a new address an erased account asked for and never confirmed
+    (they name it): dropped if not sent, else their words pruned and the name the label;
+    the address, perhaps someone else's, stays. Returns how many."""
+    if not addresses:
+        return 0
+    to = and_(
+        OutboxMessage.kind == "change_email",
+        func.lower(OutboxMessage.to_addr).in_(addresses),
+    )
+    dropped = session.execute(
+        delete(OutboxMessage)
+        .where(OutboxMessage.status != "sent", to)
+        .execution_options(synchronize_session=False)
+    )
+    pruned = session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.status == "sent", to)
+        .values(**_PRUNED, to_name=label, pruned_at=func.coalesce(OutboxMessage.pruned_at, now))
+        .execution_options(synchronize_session=False)
+    )
+    return (dropped.rowcount or 0) + (pruned.rowcount or 0)
+
+
+def prune_sent_about(session: Session, game_ids: list[int], name: str, now: datetime) -> int:
+    """Prune the words of the sent mails that may name a person to others: every mail of
+    their games, and the digests that name them. Returns how many."""
+    about = OutboxMessage.game_id.in_(game_ids)
+    if name:
+        about = or_(
+            about,
+            and_(
+                OutboxMessage.kind == "digest",
+                OutboxMessage.text_body.contains(name, autoescape=True),
+            ),
+        )
+    result = session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.status == "sent", OutboxMessage.pruned_at.is_(None), about)
+        .values(**_PRUNED, pruned_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0
+
+
+def unsent_about(session: Session, game_ids: list[int]) -> list[OutboxMessage]:
+    """The mails not sent yet of these games, and every digest not sent yet."""
+    return list(
+        session.scalars(
+            select(OutboxMessage)
+            .where(
+                OutboxMessage.status != "sent",
+                or_(OutboxMessage.game_id.in_(game_ids), OutboxMessage.kind == "digest"),
+            )
+            .order_by(OutboxMessage.id)
+        )
+    )
+
+
+def unwrite(row: OutboxMessage) -> None:
+    """Drop a row's words: a mail that tells of a logged move is written again from the
+    log when it is sent (``game_mails.Writer``)."""
+    row.subject = row.text_body = row.html_body = None
+
+
+def prunable(session: Session, cutoff: datetime, limit: int) -> list[int]:
+    """Up to ``limit`` ids of sent rows, sent before ``cutoff``, whose words are still kept."""
+    return list(
+        session.scalars(
+            select(OutboxMessage.id)
+            .where(
+                OutboxMessage.pruned_at.is_(None),
+                OutboxMessage.sent_at < cutoff,
+                OutboxMessage.status == "sent",
+            )
+            .order_by(OutboxMessage.sent_at, OutboxMessage.id)
+            .limit(limit)
+        )
+    )
+
+
+def prune(session: Session, row_ids: list[int], now: datetime) -> int:
+    """Drop the words of these sent rows (those not pruned already). Returns how many."""
+    if not row_ids:
+        return 0
+    result = session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.id.in_(row_ids),
+            OutboxMessage.pruned_at.is_(None),
+            OutboxMessage.status == "sent",
+        )
+        .values(**_PRUNED, pruned_at=now)
         .execution_options(synchronize_session=False)
     )
     return result.rowcount or 0

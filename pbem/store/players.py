@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import Player, SignInLink
@@ -48,3 +48,73 @@ def with_session(
         .join(SignInLink, SignInLink.player_id == Player.id)
         .where(Player.id == player_id, SignInLink.id == session_id)
     ).one_or_none()
+
+
+def link_addresses(session: Session, player_id: int) -> tuple[set[str], set[str]]:
+    """The addresses the player's links were for: those they held (signed in with, or
+    confirmed as their new one), and those they asked for and never confirmed."""
+    held: set[str] = set()
+    asked: set[str] = set()
+    rows = session.execute(
+        select(
+            SignInLink.purpose, SignInLink.email, SignInLink.new_email, SignInLink.used_at
+        ).where(SignInLink.player_id == player_id)
+    )
+    for purpose, email, new_email, used_at in rows:
+        if purpose != "change-email":
+            held.add(email.casefold())
+        elif new_email:
+            (held if used_at is not None else asked).add(new_email.casefold())
+    return held, asked - held
+
+
+def owned_by_others(session: Session, player_id: int, addresses: set[str]) -> set[str]:
+    """Which of these addresses another player's account holds now."""
+    if not addresses:
+        return set()
+    return set(
+        session.scalars(
+            select(Player.email).where(Player.email.in_(addresses), Player.id != player_id)
+        )
+    )
+
+
+def forget_links(session: Session, player_id: int, addresses: list[str], placeholder: str) -> None:
+    """An erased account's links: every one of its addresses, and every address on a
+    link it asked for, becomes the placeholder, and those links keep no IP address."""
+    for column in (SignInLink.email, SignInLink.new_email):
+        session.execute(
+            update(SignInLink)
+            .where(
+                column.is_not(None),
+                or_(func.lower(column).in_(addresses), SignInLink.player_id == player_id),
+            )
+            .values({column: placeholder})
+            .execution_options(synchronize_session=False)
+        )
+    session.execute(
+        update(SignInLink)
+        .where(or_(SignInLink.player_id == player_id, SignInLink.email == placeholder))
+        .values(ip=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def forget_link_ips(session: Session, cutoff: datetime, limit: int) -> int:
+    """Drop the IP address of up to ``limit`` links made before ``cutoff``. Returns how many."""
+    ids = list(
+        session.scalars(
+            select(SignInLink.id)
+            .where(SignInLink.ip.is_not(None), SignInLink.created_at < cutoff)
+            .order_by(SignInLink.id)
+            .limit(limit)
+        )
+    )
+    if ids:
+        session.execute(
+            update(SignInLink)
+            .where(SignInLink.id.in_(ids))
+            .values(ip=None)
+            .execution_options(synchronize_session=False)
+        )
+    return len(ids)

@@ -1,10 +1,12 @@
 """The application's own PostgreSQL role: exactly the privileges the services use.
 
-Triggers (migrations 0001 and 0010) refuse UPDATE, DELETE and TRUNCATE on the move
-log and the access log to every role, but whoever owns a table may disable or drop its
+Triggers (migrations 0001, 0010 and 0015) refuse UPDATE, DELETE and TRUNCATE on the
+move log and the access log to every role (the access log lets one reduction of a row's
+client fields through), but whoever owns a table may disable or drop its
 triggers. So migrations run as the owner, and the web app, the scheduler and the
 mail receiver connect as a role that owns nothing and may only SELECT and INSERT on
-the two logs: neither a bug nor an intruder in the application can rewrite a game.
+the two logs (and UPDATE of the access log's client fields only): neither a bug nor an
+intruder in the application can rewrite a game.
 
 ``grant`` is run by the owner (``pbem db grant ROLE``, or ``pbem db upgrade`` with
 ``PBEM_DATABASE_APP_ROLE`` set). It first takes back whatever the role held on these
@@ -22,6 +24,9 @@ from sqlalchemy import Connection, Engine, text
 from . import migrate
 
 APPEND_ONLY = frozenset({"moves", "access_log"})
+#: The one change the access log takes: its client fields reduced, once a row (retention
+#: and erasure; migration 0015's trigger refuses every other UPDATE).
+REDUCTION = "UPDATE (ip, user_agent, detail, reduced_at)"
 
 #: What the services do to each table (read from ``pbem/services`` and ``pbem/mail``).
 #: A new table needs its line here; ``tests/store/test_append_only.py`` checks the
@@ -29,16 +34,16 @@ APPEND_ONLY = frozenset({"moves", "access_log"})
 PRIVILEGES: dict[str, tuple[str, ...]] = {
     "alembic_version": ("SELECT",),  # the schema check at start
     "moves": ("SELECT", "INSERT"),  # append-only
-    "access_log": ("SELECT", "INSERT"),  # append-only
+    "access_log": ("SELECT", "INSERT", REDUCTION),  # append-only, but for the reduction
     # dealt, finished, flagged, rated; locked to order a game's moves
     "games": ("SELECT", "INSERT", "UPDATE"),
     "seats": ("SELECT", "INSERT", "UPDATE"),  # links replaced, settings, acceptance, erasure
     "vacations": ("SELECT", "INSERT", "UPDATE"),  # an absence ended early
-    # written, sent, retried, failed; an erased account's unsent mails deleted
+    # written, sent, retried, failed, pruned; an erased account's unsent mails deleted
     "outbox": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "inbound_mail": ("SELECT", "INSERT", "UPDATE"),  # a reply's outcome
     "players": ("SELECT", "INSERT", "UPDATE"),  # settings, ratings, sign-out, erasure
-    "sign_in_links": ("SELECT", "INSERT", "UPDATE"),  # used, signed out
+    "sign_in_links": ("SELECT", "INSERT", "UPDATE"),  # used, signed out, IP dropped
     "challenges": ("SELECT", "INSERT", "UPDATE"),  # accepted, withdrawn
     "rate_limits": ("SELECT", "INSERT", "UPDATE", "DELETE"),  # ended windows are purged
     # the analysis of finished games: progress kept; deleted to be recomputed
@@ -148,15 +153,30 @@ def _sequences_of(connection: Connection, table: str) -> list[str]:
 
 def effective(connection: Connection, role: str, table: str) -> set[str]:
     """What ``role`` may do to ``table`` by any route: its own grants, its roles', PUBLIC's,
-    on the whole table or on any column."""
+    on the whole table or on some columns (``UPDATE (ip, detail)``, in the table's order)."""
     held = set()
     for privilege in TABLE_PRIVILEGES:
-        query = "SELECT has_table_privilege(:r, CAST(:t AS regclass), :p)"
-        if privilege in COLUMN_PRIVILEGES:
-            query += " OR has_any_column_privilege(:r, CAST(:t AS regclass), :p)"
-        if connection.scalar(text(query), {"r": role, "t": table, "p": privilege}):
+        whole = "SELECT has_table_privilege(:r, CAST(:t AS regclass), :p)"
+        if connection.scalar(text(whole), {"r": role, "t": table, "p": privilege}):
             held.add(privilege)
+        elif privilege in COLUMN_PRIVILEGES:
+            columns = _columns_with(connection, role, table, privilege)
+            if columns:
+                held.add(f"{privilege} ({', '.join(columns)})")
     return held
+
+
+def _columns_with(connection: Connection, role: str, table: str, privilege: str) -> list[str]:
+    return list(
+        connection.scalars(
+            text(
+                "SELECT attname FROM pg_attribute WHERE attrelid = CAST(:t AS regclass)"
+                " AND attnum > 0 AND NOT attisdropped"
+                " AND has_column_privilege(:r, CAST(:t AS regclass), attnum, :p) ORDER BY attnum"
+            ),
+            {"r": role, "t": table, "p": privilege},
+        )
+    )
 
 
 def _check_effective(connection: Connection, role: str) -> None:

@@ -30,6 +30,9 @@ def linkify(text: str) -> Markup:
 
 def _words(writer: Writer, session: Any, row: OutboxMessage) -> Written:
     """A mail's words: stored once sent, else written now as the sender would (nothing saved)."""
+    if row.pruned_at is not None:  # kept no longer than the retention period (or erased)
+        gone = f"its words were pruned at {row.pruned_at:%Y-%m-%d %H:%M} (retention, or erasure)"
+        return Written(f"({row.kind}: {gone})", gone, f"<p>{escape(gone)}</p>", {})
     try:
         return writer.written(session, row)
     except Exception as exc:  # a dev tool shows why a mail cannot be written, and goes on

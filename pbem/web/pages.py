@@ -30,6 +30,15 @@ def home() -> str:
     return render_template("web/home.html", form=mine)
 
 
+@bp.get("/privacy")
+def privacy() -> str:
+    """What is kept about a player, and for how long (the periods of ``Config.retention``)."""
+    kept = services().config.retention
+    return render_template(
+        "web/privacy.html", mail_days=kept.mail_days, client_days=kept.client_days
+    )
+
+
 @bp.post("/")
 def create() -> Any:
     form = request.form

@@ -169,6 +169,7 @@ def test_the_scheduler_registers_its_jobs(env):
         "computer",
         "computer-sweep",
         "analyse",
+        "retention",
     }
 
 

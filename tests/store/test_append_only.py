@@ -14,6 +14,7 @@ import io
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -23,7 +24,18 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import analysis, games, jobs, log, moves, ratelimit, ratings, records, replies
+from pbem.services import (
+    analysis,
+    games,
+    jobs,
+    log,
+    moves,
+    ratelimit,
+    ratings,
+    records,
+    replies,
+    retention,
+)
 from pbem.services import settings as seat_settings
 from pbem.services.env import Env
 from pbem.services.errors import Conflict
@@ -193,6 +205,53 @@ def test_no_statement_rewrites_a_logged_row(env, name):
     _unchanged(env.db.engine, logged)
 
 
+REDUCE = (
+    "UPDATE access_log SET ip = :ip, user_agent = 'Firefox', detail = NULL, reduced_at = :at"
+    " WHERE id = :access_id"
+)
+#: Each would pass for a reduction, but changes what a reduction may not.
+NOT_A_REDUCTION = {
+    "no reduced_at": "UPDATE access_log SET ip = '203.0.x.x' WHERE id = :access_id",
+    "a whole address": REDUCE.replace(":ip", "'203.0.113.9'"),
+    "the action too": REDUCE.replace("detail = NULL", "action = 'forged'"),
+    "the seat too": REDUCE.replace("detail = NULL", "seat = 1 - seat"),
+    "the time too": REDUCE.replace("detail = NULL", "at = :later"),
+    "the key version too": REDUCE.replace("detail = NULL", "key_version = 99"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_A_REDUCTION))
+def test_the_access_log_takes_no_update_but_a_reduction(env, name):
+    logged = _played(env)
+    now = env.clock.now()
+    params = {**_params(logged), "ip": "203.0.x.x", "at": now, "later": now + timedelta(days=1)}
+    with pytest.raises(DBAPIError, match="append-only"), env.db.write() as session:
+        session.execute(text(NOT_A_REDUCTION[name]), params)
+    _unchanged(env.db.engine, logged)
+
+
+def test_a_row_is_reduced_once_and_then_frozen_again(env):
+    """The one UPDATE the access log takes (0015): its client fields, once; the moves'
+    triggers are untouched by it."""
+    logged = _played(env)
+    params = {**_params(logged), "ip": "203.0.x.x", "at": env.clock.now()}
+    with env.db.write() as session:
+        session.execute(text(REDUCE), params)
+    with env.db.read() as session:
+        row = session.get(AccessLog, logged.access["id"])
+        assert (row.ip, row.user_agent, row.detail, row.action) == (
+            "203.0.x.x",
+            "Firefox",
+            None,
+            logged.access["action"],
+        )
+    with pytest.raises(DBAPIError, match="append-only"), env.db.write() as session:
+        session.execute(text(REDUCE), {**params, "ip": None})
+    for statement in ("move update", "move delete", "access delete"):
+        with pytest.raises(DBAPIError, match="append-only"), env.db.write() as session:
+            session.execute(text(EVERYWHERE[statement]), params)
+
+
 def test_a_plain_duplicate_n_is_still_an_integrity_error(env):
     """What two racing moves meet below the use case: on SQLite now 0010's trigger,
     on PostgreSQL the unique key, and the same exception either way."""
@@ -235,8 +294,11 @@ def test_a_move_that_meets_an_existing_n_is_told_the_game_has_moved_on(env):
 def test_the_privileges_name_every_table_and_keep_the_logs_append_only():
     """A new table must say what the application may do with it (store/roles.py)."""
     assert set(roles.PRIVILEGES) == set(Base.metadata.tables) | {"alembic_version"}
-    for table in roles.APPEND_ONLY:
-        assert roles.PRIVILEGES[table] == ("SELECT", "INSERT")
+    assert {"moves", "access_log"} == roles.APPEND_ONLY
+    assert roles.PRIVILEGES["moves"] == ("SELECT", "INSERT")
+    # the access log's one exception: its client fields reduced (retention, erasure; 0015)
+    assert roles.PRIVILEGES["access_log"] == ("SELECT", "INSERT", roles.REDUCTION)
+    assert roles.REDUCTION == "UPDATE (ip, user_agent, detail, reduced_at)"
     for privileges in roles.PRIVILEGES.values():
         assert "TRUNCATE" not in privileges and "TRIGGER" not in privileges
 
@@ -355,6 +417,8 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     assert outcome.outcome == "ignored"
     ratings.rebuild(env)
     ratelimit.purge(env)
+    env.clock.advance(days=env.config.retention.client_days + 1)  # the retention job's work
+    assert retention.run(env, batch=5).access
     # the analysis of finished games: the job's first slice, and a game computed again
     short = games.create_game(
         env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
@@ -396,7 +460,8 @@ APP_REFUSED = {
     "ON CONFLICT DO UPDATE": f"INSERT {_move()} ON CONFLICT (id) DO UPDATE SET move = 'x'",
     "replica mode skips triggers": "SET session_replication_role = replica",
     "take the owner's role": "SET ROLE {owner}",
-    "access UPDATE": "UPDATE access_log SET ip = NULL WHERE id = :access_id",
+    "access UPDATE": "UPDATE access_log SET action = 'x' WHERE id = :access_id",
+    "access UPDATE of a client field": "UPDATE access_log SET ip = NULL WHERE id = :access_id",
     "access DELETE": "DELETE FROM access_log WHERE id = :access_id",
     "access TRUNCATE": "TRUNCATE access_log",
     "access DISABLE TRIGGER": "ALTER TABLE access_log DISABLE TRIGGER access_log_no_update_delete",
@@ -410,7 +475,9 @@ def test_the_app_role_cannot_rewrite_the_logs_or_lift_their_guard(app_env, pg_ro
     statement = APP_REFUSED[name].format(owner=f'"{pg_roles.owner}"')
     with pytest.raises(DBAPIError) as refused, app_env.db.write() as session:
         session.execute(text(statement), _params(logged))
-    assert "permission denied" in str(refused.value) or "must be owner" in str(refused.value)
+    # the client fields may be updated (the reduction), but only as 0015's trigger allows
+    said = ("permission denied", "must be owner", "append-only")
+    assert any(s in str(refused.value) for s in said[: 3 if "client field" in name else 2])
     _unchanged(pg_roles.owner_db.engine, logged)
     with pg_roles.owner_db.engine.connect() as c:
         enabled = set(

@@ -329,3 +329,57 @@ def test_0014_gives_accounts_made_in_english_and_utc_their_seats_language(fresh_
         assert migrate.current_revision(db.engine) == migrate.head_revision()
     finally:
         db.dispose()
+
+
+def test_0015_keeps_the_chain_hash_of_queued_mails_and_a_guard_on_the_access_log(
+    fresh_database,
+):
+    """A mail queued before 0015 gets the chain hash of the move it told of, from the log;
+    the access log takes a reduction after 0015, and none again after the downgrade."""
+    db = Database(fresh_database())
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    try:
+        migrate.upgrade(db.engine, "0014")
+        with db.engine.begin() as c:
+            _old_game_with_two_seats(c, "old3", now, second_seat=("each", "en"))
+            game_id = c.execute(text("SELECT id FROM games")).scalar_one()
+            c.execute(
+                text(
+                    "INSERT INTO moves (game_id, n, seat, move, at, hash, position, source)"
+                    " VALUES (:g, 1, 0, 'camels', :t, :h, :p, 'web')"
+                ),
+                {"g": game_id, "t": now, "h": "cd" * 32, "p": "ef" * 32},
+            )
+            c.execute(
+                text(
+                    "INSERT INTO outbox (message_id, game_id, seat, kind, to_addr, headers,"
+                    " created_at, status, attempts, next_attempt_at, about_n) VALUES"
+                    " ('<a@x>', :g, 1, 'your_turn', 'bo@example.test', '{}', :t, 'pending',"
+                    " 0, :t, 1), ('<b@x>', :g, 0, 'invitation', 'ada@example.test', '{}',"
+                    " :t, 'sent', 1, :t, NULL)"
+                ),
+                {"g": game_id, "t": now},
+            )
+            c.execute(
+                text(
+                    "INSERT INTO access_log (game_id, seat, at, action, ip, user_agent)"
+                    " VALUES (:g, 0, :t, 'view', '203.0.113.7', 'Firefox/128.0')"
+                ),
+                {"g": game_id, "t": now},
+            )
+        migrate.upgrade(db.engine, "0015")
+        reduce = "UPDATE access_log SET ip = '203.0.x.x', user_agent = 'Firefox', reduced_at = :t"
+        with db.engine.begin() as c:
+            hashes = c.execute(text("SELECT message_id, chain_hash FROM outbox ORDER BY id"))
+            assert [tuple(r) for r in hashes] == [("<a@x>", "cd" * 32), ("<b@x>", None)]
+            c.execute(text(reduce), {"t": now})
+            assert c.execute(text("SELECT ip FROM access_log")).scalar_one() == "203.0.x.x"
+        migrate.downgrade(db.engine, "0014")
+        with pytest.raises(DBAPIError, match="append-only"), db.engine.begin() as c:
+            c.execute(text("UPDATE access_log SET ip = NULL"))
+        with db.engine.connect() as c:
+            assert c.execute(text("SELECT count(*) FROM outbox")).scalar() == 2
+        migrate.upgrade(db.engine)
+        assert migrate.current_revision(db.engine) == migrate.head_revision()
+    finally:
+        db.dispose()
