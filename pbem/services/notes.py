@@ -29,9 +29,11 @@ CUT = "[…]"
 #: a seat token: an itsdangerous payload and signature, both base64url.
 _SEAT_LINK = re.compile(r"(?:[a-z][a-z0-9+.-]*://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I)
 _TOKEN = re.compile(r"[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
-#: Quote marks, list bullets and emphasis that clients put around a quoted line.
+#: Quote marks (``>``, ``＞``, ``»``, ``›``, ``:``), list bullets and emphasis that clients
+#: put around a quoted line.
 _DECORATION = re.compile(
-    r"^[\s>*_|(\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+|[\s*_)\u200b-\u200f\u202a-\u202e]+$"
+    r"^[\s>＞»›:*_|(\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+"
+    r"|[\s*_)\u200b-\u200f\u202a-\u202e]+$"
 )
 #: The gettext calls and blocks of the mail templates.
 _CALL = re.compile(r"""\b(?:_|gettext|ngettext)\(\s*(["'])((?:\\.|(?!\1).)*)\1""", re.S)

@@ -92,6 +92,19 @@ def test_every_quoted_original_holds_a_seat_link(name):
         ("Hi,\nhow are you\nI am fine\nsell 2 cloth", "Hi,", "how are you I am fine sell 2 cloth"),
         ("tkae diamond\nsee you", "tkae diamond", "see you"),
         ("camels\n\nJaipur\nwrote:\n\nIt is your turn:\nhttp://pbem.test/s/x.y", "camels", None),
+        # quotes marked with », ›, : or initials, as > is: skipped before the move, ending the note
+        ("» Your hand: gold, gold\ntake gold\ngg", "take gold", "gg"),
+        ("take gold\ngg\n» Your hand: gold, gold", "take gold", "gg"),
+        ("take gold\n»» Your hand: gold\nha", "take gold", None),
+        ("take gold\n› Your hand: gold", "take gold", None),
+        ("take gold\n＞ Your hand: gold", "take gold", None),
+        ("camels\n: Your hand: gold, gold\n:\n: Your herd: 2 camels", "camels", None),
+        ("camels\nok\nAB> Your hand: gold", "camels", "ok"),
+        # a colon, a guillemet or a > within a line is the player's, and so is a smiley
+        ("camels\nNote: your move was bold", "camels", "Note: your move was bold"),
+        ("camels\n»Gut gespielt«, ehrlich", "camels", "»Gut gespielt«, ehrlich"),
+        ("camels\n:-) 3 > 2, as they say", "camels", ":-) 3 > 2, as they say"),
+        ("Hi:\ncamels", "camels", None),
     ],
 )
 def test_the_move_line_is_the_first_that_reads_as_a_move(text, move, note):
@@ -113,6 +126,11 @@ def test_the_move_line_is_the_first_that_reads_as_a_move(text, move, note):
         ("http://pbem.test/s/WyJhYmNkZWZnaCIsMCwxXQ.abcdefghijklmnopqrstuvwxyz0", None),
         ("   ", None),
         ("x" * 600, "x" * 500),
+        # a line of the server's mail, however it was quoted, ends the note
+        ("gg\n» It is your turn:", "gg"),
+        ("gg\n:   The position now:", "gg"),
+        ("gg\n› Chain hash of move 3:", "gg"),
+        ("gg\n＞ Your seat:", "gg"),
     ],
 )
 def test_a_note_never_carries_a_seat_link(typed, kept):
