@@ -29,6 +29,14 @@ CUT = "[…]"
 #: a seat token: an itsdangerous payload and signature, both base64url.
 _SEAT_LINK = re.compile(r"(?:[a-z][a-z0-9+.-]*://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I)
 _TOKEN = re.compile(r"[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
+#: What a mail client would make a link of: a URL, a ``www.`` host, an address, or a
+#: host name (``evil.example``, ``пример.рф``, ``xn--…``) with or without a path.
+_LINK = re.compile(
+    r"(?:\b[a-z][a-z0-9+.-]*://|\bmailto:|\bwww\d{0,3}\.)\S*"
+    r"|[^\s@]+@[^\s@]+\.[^\s@]+"
+    r"|(?<![\w@.-])(?:[^\W_](?:[\w-]*[^\W_])?\.)+(?:[^\W\d_]{2,63}|xn--[a-z0-9-]+)\b(?:[/:?#]\S*)?",
+    re.I,
+)
 #: Quote marks (``>``, ``＞``, ``»``, ``›``, ``:``), list bullets and emphasis that clients
 #: put around a quoted line.
 _DECORATION = re.compile(
@@ -136,6 +144,12 @@ class ServerText:
             domain = re.escape(self.reply_domain)
             text = re.sub(rf"\S*{local}\S*@{domain}\S*", CUT, text, flags=re.I)
         return text
+
+
+def without_links(text: str) -> str:
+    """``text`` with every link and address in it cut out (``CUT``): what a refusal quotes
+    of a mail may come from anyone, and must not carry their link to the seat's owner."""
+    return _LINK.sub(CUT, text)
 
 
 def before_server_text(lines: list[str], server: ServerText) -> list[str]:
