@@ -56,9 +56,7 @@ _FROM = (
     .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))
     .order_by(MoveRow.n)
 )
-_AT = select(MoveRow.at).where(
-    MoveRow.game_id == bindparam("game_id"), MoveRow.n == bindparam("n")
-)
+_AT = select(MoveRow.at).where(MoveRow.game_id == bindparam("game_id"), MoveRow.n == bindparam("n"))
 _ALL = select(MoveRow).where(MoveRow.game_id == bindparam("game_id")).order_by(MoveRow.n)
 _SQLITE_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 

@@ -193,3 +193,8 @@ class BoundedString(UnicodeConverter):
         length: int | None = None,
     ) -> None:
         super().__init__(map, minlength, maxlength or MAX_SEGMENT, length)
+
+
+class Secret(BoundedString):
+    """``<secret:token>``: a bearer secret in the path (a seat or sign-in link). Every
+    route with one is masked in every log (``web.redact.secret_routes``)."""
