@@ -114,3 +114,18 @@ def test_the_computers_jobs_run_every_2_and_60_seconds_unless_told(environ):
     environ(PBEM_COMPUTER_EVERY="5", PBEM_COMPUTER_SWEEP_EVERY="120")
     config = from_env()
     assert (config.every.computer, config.every.computer_sweep) == (5, 120)
+
+
+def test_the_reply_grace_is_24_hours_unless_told(environ):
+    """docs/deploy.md, README: a spent reply address is answered 24 hours, then refused."""
+    assert from_env().reply_grace_hours == 24
+    assert from_env().limits.refusals_per_seat == "5 per hour; 20 per day"  # as documented
+    environ(PBEM_REPLY_GRACE_HOURS="2")
+    assert from_env().reply_grace_hours == 2
+    for bad in ("-1", "soon"):
+        environ(PBEM_REPLY_GRACE_HOURS=bad)
+        with pytest.raises(ConfigError, match="PBEM_REPLY_GRACE_HOURS"):
+            from_env()
+    environ(PBEM_REPLY_GRACE_HOURS="24", PBEM_LIMIT_REFUSALS_PER_SEAT="lots")
+    with pytest.raises(ConfigError, match="PBEM_LIMIT_REFUSALS_PER_SEAT"):
+        from_env()
