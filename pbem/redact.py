@@ -24,7 +24,7 @@ SECRET_IN_PATH = r"[^/?#\s\"'<>]+"
 #: ``Authorization: Bearer <token>``, as a header dump or an error message may show it.
 _BEARER = re.compile(r"(\bbearer\s+)[^\s\"',;]+", re.I)
 #: A seat token anywhere (an itsdangerous payload and signature, both base64url).
-_SEAT_TOKEN = re.compile(r"[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
+_SEAT_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
 #: The part after ``+`` of a plus address: a reply address's token.
 _PLUS_TOKEN = re.compile(r"(?<=\+)[A-Za-z0-9._=\-]{8,}(?=@)")
 

@@ -46,6 +46,9 @@ _SENT_FROM = re.compile(
 )
 #: How many lines of text before the quote may precede the move ("Hi,", "Hello Bob").
 MOVE_WITHIN = 3
+#: A reply's line is read up to this many characters: a move is never that long, a note
+#: is cut to 500, and the patterns that look for the server's text try every position.
+LINE_LIMIT = 1000
 #: Supplement for what the reply parser misses, only directly above the server's own text:
 #: a separator line ("-----Ursprüngliche Nachricht-----", "---- On … wrote ----",
 #: "------------------ 原始邮件 ------------------", "________") ...
@@ -249,7 +252,7 @@ def split_reply(
     lines: list[str] = []
     part, quote_follows = _reply_part(text)
     for raw_line in part.splitlines():
-        line = raw_line.strip()
+        line = raw_line.strip()[:LINE_LIMIT]
         if _SIGNATURE.match(raw_line.rstrip()) or _SENT_FROM.match(line):
             quote_follows = False
             break

@@ -194,7 +194,7 @@ def _refuse(
     the mail (whoever wrote it), and a seat gets at most ``refusals_per_seat`` of them:
     beyond, the reply is logged as refused and nobody is mailed.
     """
-    read = notes.without_links(line)[:200]
+    read = notes.without_links(line[:400])[:200]
     reason = _without_links(reason)
     answer = ratelimit.allowed(env, "refusals_per_seat", f"{claim.public_id}\n{claim.seat}")
     with env.db.write() as session:

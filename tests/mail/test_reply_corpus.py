@@ -8,6 +8,7 @@ says which move and which note the server must read from it.
 from __future__ import annotations
 
 import re
+import time
 import tomllib
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -193,3 +194,26 @@ def test_html_beside_an_empty_text_part_is_read(smtp_env):
     assert outcome.outcome == "accepted", outcome
     opponent = games.seat_page(env, token(env, public_id, 1), Client())
     assert opponent.entries[0].message == "nice one"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "camels\n" + "a" * 60_000,
+        "camels\nok\n" + ("a-" * 500 + "\n") * 100,
+        "a" * 60_000,
+        "camels\n" + "play+" * 12_000,
+    ],
+    ids=["one long note line", "many long lines", "one long first line", "address-like"],
+)
+def test_a_huge_reply_is_read_in_bounded_time(text):
+    """A reply's lines are read up to a bound, and a note up to another, so a mail of long
+    lines costs a fraction of a second, not minutes (the patterns that find the server's
+    text and links try every position of a line)."""
+    start = time.process_time()
+    _move, note = split_reply(
+        text, is_move=lambda line: moves.reads_as_move(line, "en"), is_ours=SERVER.is_ours
+    )
+    kept = notes.note_for_opponent(CONFIG, note)
+    assert kept is None or len(kept) <= notes.MESSAGE_LIMIT
+    assert time.process_time() - start < 3
