@@ -25,7 +25,8 @@ keepalive = 5
 # worker every ten seconds (benchmarks/load.py showed it in the p99).
 max_requests = 50000
 max_requests_jitter = 5000
-# Seat tokens are in request paths: this logger writes them as /s/[token].
+# Seat and sign-in links carry secrets in their paths: with this logger every line of
+# the access and error logs is redacted (pbem/redact.py), /s/[token] and /signin/[token].
 logger_class = "pbem.web.redact.GunicornLogger"
 accesslog = os.environ.get("PBEM_ACCESS_LOG", "-")
 errorlog = "-"

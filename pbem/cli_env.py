@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import click
 
+from . import redact
 from .config import ConfigError, from_env
 from .services.env import Env
 from .store.db import SchemaError
 
 
 def command_env() -> Env:
-    """The Env of the process's configuration (a ``.env`` file included)."""
+    """The Env of the process's configuration (a ``.env`` file included); from here on no
+    log line of the process carries a secret (``pbem.redact``)."""
+    redact.install()
     try:
         return Env.from_config(from_env())
     except ConfigError as exc:

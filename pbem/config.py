@@ -63,6 +63,9 @@ class Limits:
     #: Link mails to one seat of one game asked for by one client (beyond: the answer is
     #: the same, no mail; the mails already sent hold the link).
     link_mails_per_seat: str = "3 per hour; 10 per day"
+    #: Answers to replies that recorded nothing, to one seat of one game (beyond: the
+    #: reply is logged as refused and nobody is mailed).
+    refusals_per_seat: str = "5 per hour; 20 per day"
     #: Record files opened on the home page, per client.
     uploads_per_client: str = "10 per hour; 50 per day"
 
@@ -166,6 +169,9 @@ class Config:
     imap_folder: str = "INBOX"
     imap_ssl: bool = True
     inbound_max_bytes: int = 256 * 1024
+    #: Hours a reply address stays answered once its move is spent (the game moved past
+    #: it, or ended), so a late reply is told what happened; then it is refused at RCPT.
+    reply_grace_hours: int = 24
     #: Reverse proxies in front of the app whose X-Forwarded-* headers are trusted.
     trusted_proxies: int = 0
     limits: Limits = field(default_factory=Limits)
@@ -264,6 +270,9 @@ def from_env() -> Config:
         imap_port = int(os.environ.get("PBEM_IMAP_PORT", "993"))
     except ValueError:
         raise ConfigError("PBEM_DIGEST_HOUR and PBEM_IMAP_PORT must be numbers") from None
+    reply_grace_hours = _int("PBEM_REPLY_GRACE_HOURS", "24")
+    if reply_grace_hours < 0:
+        raise ConfigError("PBEM_REPLY_GRACE_HOURS must be 0 or more")
     return Config(
         env=env,
         instance_path=instance,
@@ -281,6 +290,7 @@ def from_env() -> Config:
         imap_folder=os.environ.get("PBEM_IMAP_FOLDER", "INBOX"),
         imap_ssl=os.environ.get("PBEM_IMAP_SSL", "true").lower() not in ("0", "false", "no"),
         trusted_proxies=_int("PBEM_TRUSTED_PROXIES", "0"),
+        reply_grace_hours=reply_grace_hours,
         limits=Limits.from_env(),
         upload_days=_int("PBEM_UPLOAD_DAYS", "7"),
         upload_max_files=_int("PBEM_UPLOAD_MAX_FILES", "500"),

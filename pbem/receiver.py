@@ -24,9 +24,8 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
-from .mail.inbound import reply_tokens
 from .services.env import Env
-from .services.replies import handle_mail
+from .services.replies import accepts_recipient, handle_mail
 
 log = logging.getLogger("pbem.inbound")
 #: Mail larger than this is refused in the SMTP conversation itself; smaller mail over
@@ -42,11 +41,17 @@ class ReplyHandler:
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
     ) -> str:
-        """Only a reply address this server signed: a forged one is refused in the
-        conversation, so it is never answered by mail (no backscatter)."""
-        tokens = reply_tokens([address], self.env.config.reply_address)
-        if not tokens or self.env.links.open_reply(tokens[0]) is None:
-            return "550 5.1.1 not a reply address of this server"
+        """Only a reply address this server signed and that is still open: a forged or
+        expired one is refused in the conversation, so it is never answered by mail (no
+        backscatter). The check reads the database, in a worker thread."""
+        loop = asyncio.get_running_loop()
+        try:
+            accepted = await loop.run_in_executor(None, accepts_recipient, self.env, address)
+        except Exception:  # the database is down: let the sending server retry later
+            log.exception("could not check a recipient")
+            return "451 4.3.0 temporary failure, try again later"
+        if not accepted:
+            return "550 5.1.1 not a reply address of this server, or an expired one"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 

@@ -127,3 +127,18 @@ def test_the_retention_periods_are_90_days_unless_told(environ):
         environ(PBEM_RETENTION_CLIENT_DAYS=bad)
         with pytest.raises(ConfigError, match="PBEM_RETENTION_CLIENT_DAYS"):
             from_env()
+
+
+def test_the_reply_grace_is_24_hours_unless_told(environ):
+    """docs/deploy.md, README: a spent reply address is answered 24 hours, then refused."""
+    assert from_env().reply_grace_hours == 24
+    assert from_env().limits.refusals_per_seat == "5 per hour; 20 per day"  # as documented
+    environ(PBEM_REPLY_GRACE_HOURS="2")
+    assert from_env().reply_grace_hours == 2
+    for bad in ("-1", "soon"):
+        environ(PBEM_REPLY_GRACE_HOURS=bad)
+        with pytest.raises(ConfigError, match="PBEM_REPLY_GRACE_HOURS"):
+            from_env()
+    environ(PBEM_REPLY_GRACE_HOURS="24", PBEM_LIMIT_REFUSALS_PER_SEAT="lots")
+    with pytest.raises(ConfigError, match="PBEM_LIMIT_REFUSALS_PER_SEAT"):
+        from_env()

@@ -46,6 +46,9 @@ _SENT_FROM = re.compile(
 )
 #: How many lines of text before the quote may precede the move ("Hi,", "Hello Bob").
 MOVE_WITHIN = 3
+#: A reply's line is read up to this many characters: a move is never that long, a note
+#: is cut to 500, and the patterns that look for the server's text try every position.
+LINE_LIMIT = 1000
 #: Supplement for what the reply parser misses, only directly above the server's own text:
 #: a separator line ("-----Ursprüngliche Nachricht-----", "---- On … wrote ----",
 #: "------------------ 原始邮件 ------------------", "________") ...
@@ -56,6 +59,16 @@ _HEADER_LINE = re.compile(r"^\*?[^\W\d_][^:：]{0,30}?\*?\s*[:：]\*?(?:\s|$)")
 _ATTRIBUTION_END = re.compile(r"[:：]\s*[\u200b-\u200f\u202a-\u202e]*$")
 #: The paragraph above the quote is the attribution only if it is this short.
 _ATTRIBUTION_LINES = 6
+#: A quoted line, as clients mark it: ``>`` (and the full-width ``＞``), ``»`` or ``›`` before
+#: a space or another mark (not German quotes, ``»so«``), ``:`` before a space (Gnus'
+#: ``message-yank-prefix``; never a move, and a colon within a line is not a mark), and up
+#: to three capitals before ``>`` (The Bat!'s initials, ``JB> ``).
+_QUOTED = re.compile(r"^(?:[>＞]|[»›](?=[\s»›>＞]|$)|:(?=\s|$)|[A-Z]{1,3}>(?=[\s>]|$))")
+
+
+def quoted(line: str) -> bool:
+    """Whether a (stripped) line of a reply is quoted from the mail it answers."""
+    return _QUOTED.match(line) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +224,7 @@ def _without_attribution(lines: list[str], is_move: Predicate) -> list[str]:
 def _greeting(line: str, before: list[str], is_move: Predicate) -> bool:
     """A short line that reads like a line of the server's mail ("Hello,", "你好：") but comes
     before any move, near the top, with no link or address in it: the player's greeting."""
-    written = [b for b in before if b and not b.startswith(">")]
+    written = [b for b in before if b and not quoted(b)]
     return (
         len(written) < MOVE_WITHIN - 1
         and len(line) <= 40
@@ -226,35 +239,36 @@ def split_reply(
     """The move line and the note of a reply.
 
     The reply parser (mail-parser-reply) cuts the quoted original at the headers it
-    knows. Then, line by line: quoted (``>``) lines before the move are skipped and end
-    the note after it; a signature ends the text; ``is_ours`` marks a line of the
-    server's own mail, which ends the text whatever the client did to quote it (with
-    the attribution paragraph just above it). The move is the first of the first few
-    lines that ``is_move`` accepts (so "Hi," before it is skipped), or else the first
-    line, so a refusal can quote what was read. The note is the lines after the move.
+    knows. Then, line by line: quoted lines (``>``, ``»``, ``: ``, ``JB>``: ``quoted``)
+    before the move are skipped and end the note after it; a signature ends the text;
+    ``is_ours`` marks a line of the server's own mail, which ends the text whatever the
+    client did to quote it (with the attribution paragraph just above it). The move is
+    the first of the first few lines that ``is_move`` accepts (so "Hi," before it is
+    skipped), or else the first line, so a refusal can quote what was read. The note is
+    the lines after the move.
     """
     accepts: Predicate = is_move or (lambda _line: False)
     ours: Predicate = is_ours or (lambda _line: False)
     lines: list[str] = []
     part, quote_follows = _reply_part(text)
     for raw_line in part.splitlines():
-        line = raw_line.strip()
+        line = raw_line.strip()[:LINE_LIMIT]
         if _SIGNATURE.match(raw_line.rstrip()) or _SENT_FROM.match(line):
             quote_follows = False
             break
-        if not line.startswith(">") and ours(line) and not _greeting(line, lines, accepts):
+        if not quoted(line) and ours(line) and not _greeting(line, lines, accepts):
             quote_follows = True
             break
         lines.append(line)
     if quote_follows:  # what the parser left of the quote's header ("-----Original…", "* * *")
         lines = _without_attribution(lines, accepts)
-    candidates = [i for i, line in enumerate(lines) if line and not line.startswith(">")]
+    candidates = [i for i, line in enumerate(lines) if line and not quoted(line)]
     if not candidates:
         return "", None
     move_at = next((i for i in candidates[:MOVE_WITHIN] if accepts(lines[i])), candidates[0])
     note: list[str] = []
     for line in lines[move_at + 1 :]:
-        if line.startswith(">"):
+        if quoted(line):
             break
         if line:
             note.append(line)

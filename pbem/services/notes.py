@@ -23,15 +23,31 @@ from ..i18n import CATALOGS
 from ..resources import resource_dir
 
 MESSAGE_LIMIT = 500
+#: A note is read up to this many characters (a page's note field takes no more), of which
+#: 500 are kept: the patterns below try every position of what they are given.
+READ_LIMIT = 2000
 #: What stands where a link was cut out of a note.
 CUT = "[…]"
 #: A seat link on any host (a proxy may present another one), and anything shaped like
 #: a seat token: an itsdangerous payload and signature, both base64url.
-_SEAT_LINK = re.compile(r"(?:[a-z][a-z0-9+.-]*://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I)
+_SEAT_LINK = re.compile(
+    r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I
+)
 _TOKEN = re.compile(r"[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
-#: Quote marks, list bullets and emphasis that clients put around a quoted line.
+#: What a mail client would make a link of: a URL, a ``www.`` host, an address, or a
+#: host name (``evil.example``, ``пример.рф``, ``xn--…``) with or without a path.
+_LINK = re.compile(
+    r"(?:\b[a-z][a-z0-9+.-]{0,30}://|\bmailto:|\bwww\d{0,3}\.)\S*"
+    r"|(?<![^\s<(\[\"'])[^\s@<>()\[\]\"']{1,64}@[^\s@]+\.[^\s@]+"
+    r"|(?<![\w@.-])(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.){1,10}"
+    r"(?:[^\W\d_]{2,63}|xn--[a-z0-9-]{1,59})\b(?:[/:?#]\S*)?",
+    re.I,
+)
+#: Quote marks (``>``, ``＞``, ``»``, ``›``, ``:``), list bullets and emphasis that clients
+#: put around a quoted line.
 _DECORATION = re.compile(
-    r"^[\s>*_|(\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+|[\s*_)\u200b-\u200f\u202a-\u202e]+$"
+    r"^[\s>＞»›:*_|(\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]+"
+    r"|[\s*_)\u200b-\u200f\u202a-\u202e]+$"
 )
 #: The gettext calls and blocks of the mail templates.
 _CALL = re.compile(r"""\b(?:_|gettext|ngettext)\(\s*(["'])((?:\\.|(?!\1).)*)\1""", re.S)
@@ -136,6 +152,12 @@ class ServerText:
         return text
 
 
+def without_links(text: str) -> str:
+    """``text`` with every link and address in it cut out (``CUT``): what a refusal quotes
+    of a mail may come from anyone, and must not carry their link to the seat's owner."""
+    return _LINK.sub(CUT, text)
+
+
 def before_server_text(lines: list[str], server: ServerText) -> list[str]:
     """The lines up to the first line of the server's own mail."""
     for i, line in enumerate(lines):
@@ -152,7 +174,7 @@ def note_for_opponent(config: Config, text: str | None) -> str | None:
     link or reply address left is cut out; it becomes one line of at most 500 characters.
     """
     server = ServerText.of(config)
-    lines = (text or "").splitlines()
+    lines = (text or "")[:READ_LIMIT].splitlines()
     kept = lines[:1] + before_server_text(lines[1:], server)
     note = " ".join(server.scrub(" ".join(kept)).split())
     if not note.replace(CUT, "").strip(" .,;:!?-"):

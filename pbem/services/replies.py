@@ -2,19 +2,24 @@
 
 Accepted replies go through the same use case as the web (``moves.submit_reply``).
 Refused ones (unreadable, illegal, not your turn, stale, bad address, too big, no
-text) get an answer that quotes what was read, says why and lists a few legal
-moves; nothing is recorded. A mail delivered twice (same Message-ID) is handled once.
+text) get an answer that quotes what was read (without its links), says why and lists
+a few legal moves, up to ``PBEM_LIMIT_REFUSALS_PER_SEAT`` answers to a seat; nothing is
+recorded. A mail delivered twice (same Message-ID) is handled once. An address whose
+move is spent is answered for ``reply_grace_hours``, then taken for no address at all
+(``address_open``): refused at RCPT, never answered.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from babel.support import LazyProxy
 
 from .. import engine as jaipur
+from ..clock import as_utc
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
 from ..engine.errors import IllegalMoveError
 from ..i18n import Reader, use_reader
@@ -23,11 +28,13 @@ from ..i18n.words import error_text
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
-from . import game_mails, moves, notes
+from ..store import move_log
+from . import game_mails, moves, notes, ratelimit
 from .env import Env
 from .errors import Frozen, ServiceError
 from .log import Client, log_rows, state_of
 from .seat_tokens import ReplyClaim
+from .status import GameStatus
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "
@@ -51,13 +58,14 @@ def handle_mail(
     server cannot be made to write to whatever the unverified ``From`` says.
     """
     mail = parse_inbound(raw, envelope_rcpts, env.config.inbound_max_bytes)
-    claim, token = _claim_of(env, mail)
+    claim, token, expired = _claim_of(env, mail)
     if not _claim_message(env, _dedupe_key(mail.message_id, token)):
         return ReplyOutcome("duplicate", f"{mail.message_id} was handled before")
     key = _dedupe_key(mail.message_id, token)
     if claim is None:
-        _finish(env, key, None, "ignored", "no genuine reply address: not answered")
-        return ReplyOutcome("ignored", "no genuine reply address")
+        why = "an expired reply address" if expired else "no genuine reply address"
+        _finish(env, key, None, "ignored", f"{why}: not answered")
+        return ReplyOutcome("ignored", why)
     if mail.problem is not None:
         return _refuse(env, mail, key, claim, "", mail.problem)
     line, note = split_reply(
@@ -102,13 +110,55 @@ def _finish(env: Env, message_id: str, claim: ReplyClaim | None, outcome: str, d
             row.game_id, row.seat = (game.id if game else None), claim.seat
 
 
-def _claim_of(env: Env, mail: Inbound) -> tuple[ReplyClaim | None, str | None]:
-    """The first genuine reply address among the recipients, and its token."""
+def _claim_of(env: Env, mail: Inbound) -> tuple[ReplyClaim | None, str | None, bool]:
+    """The first genuine reply address among the recipients that is still open, its
+    token, and whether a genuine one was passed over as expired."""
+    expired = False
     for token in reply_tokens(mail.recipients, env.config.reply_address):
         claim = env.links.open_reply(token)
-        if claim is not None:
-            return claim, token
-    return None, None
+        if claim is None:
+            continue
+        if address_open(env, claim):
+            return claim, token, False
+        expired = True
+    return None, None, expired
+
+
+def accepts_recipient(env: Env, address: str) -> bool:
+    """The receiver's RCPT check: a reply address this server signed, still open."""
+    tokens = reply_tokens([address], env.config.reply_address)
+    claim = env.links.open_reply(tokens[0]) if tokens else None
+    return claim is not None and address_open(env, claim)
+
+
+def address_open(env: Env, claim: ReplyClaim) -> bool:
+    """Whether mail to a genuine reply address is still read and answered.
+
+    It is while its move is the game's next one, however old the mail. Once the game has
+    moved past it (either seat moved, or the clock did) or has ended, it is for
+    ``reply_grace_hours`` more, so a reply that crossed the opponent's move is told what
+    happened; then never again, so an old address cannot make the server write to its
+    seat. A replaced link's address (the key version moved on), the computer's seat and
+    a game that is gone are never open.
+    """
+    with env.db.read() as session:
+        found = game_rows.with_tail(session, claim.public_id)
+        if found is None:
+            return False
+        game, tail_n, _tail_hash = found
+        if claim.seat >= len(game.seats):
+            return False
+        seat = game.seats[claim.seat]
+        if seat.key_version != claim.key_version or seat.bot is not None:
+            return False
+        due = (tail_n or 0) + 1
+        if claim.n > due:  # never handed out
+            return False
+        if claim.n == due and game.status != GameStatus.FINISHED:
+            return True
+        spent = move_log.time_of(session, game.id, claim.n) if claim.n < due else game.finished_at
+    grace = timedelta(hours=env.config.reply_grace_hours)
+    return spent is not None and env.clock.now() - as_utc(spent) <= grace
 
 
 def examples(moves_list: list) -> list[str]:
@@ -140,11 +190,16 @@ def _refuse(
     """Answer a genuine reply address at its seat's own address, never at ``From``.
 
     The answer says what was read and why nothing was recorded, and shows the position as
-    it is now, with a few legal moves when it is the seat's turn.
+    it is now, with a few legal moves when it is the seat's turn. It quotes no link of
+    the mail (whoever wrote it), and a seat gets at most ``refusals_per_seat`` of them:
+    beyond, the reply is logged as refused and nobody is mailed.
     """
+    read = notes.without_links(line[:400])[:200]
+    reason = _without_links(reason)
+    answer = ratelimit.allowed(env, "refusals_per_seat", f"{claim.public_id}\n{claim.seat}")
     with env.db.write() as session:
         game = game_rows.first_by_public_id(session, claim.public_id)
-        if game is not None and 0 <= claim.seat < len(game.seats):
+        if answer and game is not None and 0 <= claim.seat < len(game.seats):
             seat_row = game.seats[claim.seat]
             view = legal = None
             match = None
@@ -167,7 +222,7 @@ def _refuse(
                 env,
                 seat_row.email,
                 to_name=seat_row.name,
-                read=line[:200],
+                read=read,
                 reason=reason,
                 examples=legal or [],
                 view=view,
@@ -179,5 +234,13 @@ def _refuse(
             )
     with use_reader("en"):  # the inbound log and the outcome are for operators
         english = str(reason)
-    _finish(env, key, claim, "refused", f"{line[:200]!r}: {english}")
+    if not answer:
+        english += " (not answered: the seat had its share of refusals for now)"
+    _finish(env, key, claim, "refused", f"{read!r}: {english}")
     return ReplyOutcome("refused", english)
+
+
+def _without_links(reason: Any) -> Any:
+    """The reason, as lazy as it came, with no link in it (an engine's refusal quotes the
+    word it could not read, which may be one)."""
+    return LazyProxy(lambda: notes.without_links(str(reason)), enable_cache=False)

@@ -56,6 +56,7 @@ _FROM = (
     .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))
     .order_by(MoveRow.n)
 )
+_AT = select(MoveRow.at).where(MoveRow.game_id == bindparam("game_id"), MoveRow.n == bindparam("n"))
 _ALL = select(MoveRow).where(MoveRow.game_id == bindparam("game_id")).order_by(MoveRow.n)
 _SQLITE_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
@@ -78,6 +79,11 @@ def read_from(session: Session, game_id: int, n: int) -> list[Row[Any]]:
     The driver's rows as they come (no copy into ``LogRow``): a seat page reads them.
     """
     return list(session.execute(_FROM, {"game_id": game_id, "n": n}))
+
+
+def time_of(session: Session, game_id: int, n: int) -> datetime | None:
+    """When move ``n`` of the game was logged (None if it was not)."""
+    return session.scalar(_AT, {"game_id": game_id, "n": n})
 
 
 def rows(session: Session, game_id: int) -> list[MoveRow]:

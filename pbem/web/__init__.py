@@ -7,7 +7,6 @@ record, no database, no configuration.
 from __future__ import annotations
 
 import gc
-import logging
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,8 @@ from werkzeug.exceptions import HTTPException
 from ..clock import SystemClock
 from ..config import Config, from_env
 from ..i18n import lazy_gettext as _l
+from ..redact import install as redact_logs
+from ..redact import mask_routes
 from ..resources import resource_dir
 from ..services import games, ratings
 from ..services.env import Env
@@ -38,7 +39,7 @@ from . import (
     replay,
     seat,
 )
-from .redact import RedactTokens
+from .redact import secret_routes
 from .sessions import KeptSerializerInterface
 
 #: Sent with every answer unless the view set them (lowered name, name, value).
@@ -98,8 +99,7 @@ def create_app(
     )
     app.extensions["pbem"] = env
     app.session_interface = KeptSerializerInterface()
-    # every route's number and text segment is bounded as the URL is matched
-    app.url_map.converters.update(int=inputs.BoundedInt, default=inputs.BoundedString)
+    _converters(app)
     register_filters(app.jinja_env)
     app.jinja_env.globals.update(
         csrf_token=csrf.token,
@@ -175,13 +175,23 @@ def create_app(
             response.headers["Allow"] = ", ".join(error.valid_methods)  # type: ignore[attr-defined]
         return response
 
-    logging.getLogger("werkzeug").addFilter(RedactTokens())
+    # no log line of this process carries a secret of these routes (pbem.redact)
+    redact_logs()
+    mask_routes(secret_routes(app.url_map))
     if config.trusted_proxies:  # the client's address, not nginx's, goes to the access log
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         n = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     return app
+
+
+def _converters(app: Flask) -> None:
+    """Every route's number and text segment is bounded as the URL is matched, and a
+    secret is one of ``<secret:…>`` (masked in every log: ``web.redact``)."""
+    app.url_map.converters.update(
+        int=inputs.BoundedInt, default=inputs.BoundedString, secret=inputs.Secret
+    )
 
 
 def _icon(app: Flask) -> None:
@@ -208,6 +218,7 @@ def _viewer_app(record: bytes) -> Flask:
         instance_path=tempfile.mkdtemp(prefix="pbem-view-"),
     )
     app.config.update(SECRET_KEY="pbem-view", PBEM_DEV=False)
+    _converters(app)
     register_filters(app.jinja_env)
     locale.init_app(app)
     _icon(app)

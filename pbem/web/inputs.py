@@ -201,3 +201,8 @@ def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
     (``games.CLOCK_LIMITS[name]``: the web layer restates none)."""
     limit = CLOCK_LIMITS[name]
     return number(form, name, low=limit.low, high=limit.high, label=label, default=default)
+
+
+class Secret(BoundedString):
+    """``<secret:token>``: a bearer secret in the path (a seat or sign-in link). Every
+    route with one is masked in every log (``web.redact.secret_routes``)."""

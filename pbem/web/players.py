@@ -81,14 +81,14 @@ def signin_request() -> Any:
     return render_template("web/signin.html", sent=True)
 
 
-@bp.get("/signin/<token>")
+@bp.get("/signin/<secret:token>")
 def signin_link(token: str) -> str:
     link = sign_in.check_link(services(), token)
     for_player(sign_in.link_zone(services(), link))  # the expiry in the player's zone
     return render_template("web/signin_link.html", link=link, token=token)
 
 
-@bp.post("/signin/<token>")
+@bp.post("/signin/<secret:token>")
 def signin_use(token: str) -> Any:
     done = sign_in.use_link(services(), token, client())
     session.clear()
@@ -342,7 +342,7 @@ def challenge_withdraw(challenge_id: str) -> Any:
     return redirect(url_for("players.challenge_list"), code=303)
 
 
-@bp.post("/s/<token>/rematch")
+@bp.post("/s/<secret:token>/rematch")
 def rematch(token: str) -> Any:
     claim = services().links.open_seat(token)
     public_id = challenges.rematch(services(), token, _contribution(), client())
@@ -351,7 +351,7 @@ def rematch(token: str) -> Any:
     return redirect(url_for("seat.view", token=new_token), code=303)
 
 
-@bp.post("/s/<token>/computer-again")
+@bp.post("/s/<secret:token>/computer-again")
 def computer_again(token: str) -> Any:
     """ "Play the computer again" at the end of a game against it: dealt at once."""
     new_token = computer.again(services(), token, _contribution(), client())

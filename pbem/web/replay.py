@@ -212,7 +212,7 @@ def public_replay(public_id: str) -> Any:
     )
 
 
-@bp.get("/s/<token>/replay")
+@bp.get("/s/<secret:token>/replay")
 def seat_replay(token: str) -> Any:
     opened = replay_access.open_seat(services(), token, client())
     if opened.reader is not None:
@@ -473,7 +473,7 @@ def public_audit(public_id: str, n: int) -> Any:
     )
 
 
-@bp.get("/s/<token>/audit/<int:n>")
+@bp.get("/s/<secret:token>/audit/<int:n>")
 def seat_audit(token: str, n: int) -> Any:
     result = audit.seat_audit(services(), token, n, client())
     if result.reader is not None:
@@ -494,7 +494,7 @@ def public_evidence(public_id: str, n: int) -> Any:
     return _json_download(data, f"jaipur-{public_id}-move-{n}.json")
 
 
-@bp.get("/s/<token>/audit/<int:n>/evidence.json")
+@bp.get("/s/<secret:token>/audit/<int:n>/evidence.json")
 def seat_evidence(token: str, n: int) -> Any:
     data = audit.seat_evidence(services(), token, n, client())
     return _json_download(data, f"jaipur-{data['game_id']}-move-{n}.json")

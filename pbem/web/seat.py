@@ -22,7 +22,7 @@ from .context import services
 from .locale import for_seat, remember
 from .replay import flag_headers
 
-bp = Blueprint("seat", __name__, url_prefix="/s/<token>")
+bp = Blueprint("seat", __name__, url_prefix="/s/<secret:token>")
 
 
 def _n() -> int:

@@ -8,6 +8,7 @@ says which move and which note the server must read from it.
 from __future__ import annotations
 
 import re
+import time
 import tomllib
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -92,6 +93,19 @@ def test_every_quoted_original_holds_a_seat_link(name):
         ("Hi,\nhow are you\nI am fine\nsell 2 cloth", "Hi,", "how are you I am fine sell 2 cloth"),
         ("tkae diamond\nsee you", "tkae diamond", "see you"),
         ("camels\n\nJaipur\nwrote:\n\nIt is your turn:\nhttp://pbem.test/s/x.y", "camels", None),
+        # quotes marked with », ›, : or initials, as > is: skipped before the move, ending the note
+        ("» Your hand: gold, gold\ntake gold\ngg", "take gold", "gg"),
+        ("take gold\ngg\n» Your hand: gold, gold", "take gold", "gg"),
+        ("take gold\n»» Your hand: gold\nha", "take gold", None),
+        ("take gold\n› Your hand: gold", "take gold", None),
+        ("take gold\n＞ Your hand: gold", "take gold", None),
+        ("camels\n: Your hand: gold, gold\n:\n: Your herd: 2 camels", "camels", None),
+        ("camels\nok\nAB> Your hand: gold", "camels", "ok"),
+        # a colon, a guillemet or a > within a line is the player's, and so is a smiley
+        ("camels\nNote: your move was bold", "camels", "Note: your move was bold"),
+        ("camels\n»Gut gespielt«, ehrlich", "camels", "»Gut gespielt«, ehrlich"),
+        ("camels\n:-) 3 > 2, as they say", "camels", ":-) 3 > 2, as they say"),
+        ("Hi:\ncamels", "camels", None),
     ],
 )
 def test_the_move_line_is_the_first_that_reads_as_a_move(text, move, note):
@@ -113,6 +127,11 @@ def test_the_move_line_is_the_first_that_reads_as_a_move(text, move, note):
         ("http://pbem.test/s/WyJhYmNkZWZnaCIsMCwxXQ.abcdefghijklmnopqrstuvwxyz0", None),
         ("   ", None),
         ("x" * 600, "x" * 500),
+        # a line of the server's mail, however it was quoted, ends the note
+        ("gg\n» It is your turn:", "gg"),
+        ("gg\n:   The position now:", "gg"),
+        ("gg\n› Chain hash of move 3:", "gg"),
+        ("gg\n＞ Your seat:", "gg"),
     ],
 )
 def test_a_note_never_carries_a_seat_link(typed, kept):
@@ -175,3 +194,26 @@ def test_html_beside_an_empty_text_part_is_read(smtp_env):
     assert outcome.outcome == "accepted", outcome
     opponent = games.seat_page(env, token(env, public_id, 1), Client())
     assert opponent.entries[0].message == "nice one"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "camels\n" + "a" * 60_000,
+        "camels\nok\n" + ("a-" * 500 + "\n") * 100,
+        "a" * 60_000,
+        "camels\n" + "play+" * 12_000,
+    ],
+    ids=["one long note line", "many long lines", "one long first line", "address-like"],
+)
+def test_a_huge_reply_is_read_in_bounded_time(text):
+    """A reply's lines are read up to a bound, and a note up to another, so a mail of long
+    lines costs a fraction of a second, not minutes (the patterns that find the server's
+    text and links try every position of a line)."""
+    start = time.process_time()
+    _move, note = split_reply(
+        text, is_move=lambda line: moves.reads_as_move(line, "en"), is_ours=SERVER.is_ours
+    )
+    kept = notes.note_for_opponent(CONFIG, note)
+    assert kept is None or len(kept) <= notes.MESSAGE_LIMIT
+    assert time.process_time() - start < 3
