@@ -114,3 +114,18 @@ def test_the_computers_jobs_run_every_2_and_60_seconds_unless_told(environ):
     environ(PBEM_COMPUTER_EVERY="5", PBEM_COMPUTER_SWEEP_EVERY="120")
     config = from_env()
     assert (config.every.computer, config.every.computer_sweep) == (5, 120)
+
+
+def test_the_scheduler_lease_and_the_mail_recovery_time_are_settings(environ):
+    config = from_env()
+    assert (config.lease_seconds, config.every.lease_renew) == (30, 10)
+    assert config.mail_recover_after == 600
+    environ(PBEM_LEASE_SECONDS="6", PBEM_LEASE_RENEW_EVERY="2", PBEM_MAIL_RECOVER_AFTER="90")
+    config = from_env()
+    assert (config.lease_seconds, config.every.lease_renew, config.mail_recover_after) == (6, 2, 90)
+    environ(PBEM_LEASE_RENEW_EVERY="6")  # renewed no sooner than it lapses: refused
+    with pytest.raises(ConfigError, match="PBEM_LEASE_RENEW_EVERY"):
+        from_env()
+    environ(PBEM_LEASE_RENEW_EVERY="2", PBEM_MAIL_RECOVER_AFTER="0")
+    with pytest.raises(ConfigError, match="PBEM_MAIL_RECOVER_AFTER"):
+        from_env()
