@@ -61,7 +61,8 @@ class Lease:
                 token = lease_rows.take(
                     session, self.holder, started, started + self.length, self.renew_every
                 )
-        except DatabaseUnavailable:  # unreachable, or a hung holder's transaction in the way
+        except DatabaseUnavailable as exc:  # unreachable, or a hung holder's transaction in the way
+            log.warning("could not take the scheduler lease (%s): trying again", exc)
             return False
         if token is None:
             return False
