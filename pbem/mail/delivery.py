@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from ..clock import Clock, as_utc
 from ..config import Config
 from ..store import outbox
-from ..store.db import Database, DatabaseUnavailable
+from ..store.db import Database, DatabaseUnavailable, Fenced
 from ..store.models import OutboxMessage
 from . import headers
 
@@ -282,7 +282,11 @@ def _send(
 
     The record is not fenced: a scheduler that lost its lease meanwhile still writes down
     what the relay accepted, so its successor does not send it again."""
-    db.ensure_live()  # a scheduler woken from a hang after a takeover sends nothing
+    try:
+        db.ensure_live()  # a scheduler woken from a hang after a takeover sends nothing
+    except Fenced:
+        _unclaim(db, clock.now(), row_id, attempt)
+        raise
     error = None
     try:
         backend.send(message)
@@ -315,6 +319,16 @@ def _record(db: Database, now: datetime, row_id: int, attempt: int, error: str |
             return 1
         _failed(session, row_id, attempt, now, error)
         return 0
+
+
+def _unclaim(db: Database, now: datetime, row_id: int, attempt: int) -> None:
+    """Give back a row claimed but not sent, so the next scheduler sends it at once
+    rather than after the recovery time (if the database answers; else it waits for it)."""
+    try:
+        with db.write(fenced=False) as session:
+            outbox.mark_failed(session, row_id, attempt, "not sent: the lease was lost", now)
+    except DatabaseUnavailable:
+        pass
 
 
 def _token(db: Database) -> int | None:

@@ -4,10 +4,15 @@ again, with the same Message-ID, only after the recovery time."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from pbem.mail.delivery import SmtpBackend
+from pbem.leadership import Lease
+from pbem.mail.delivery import SmtpBackend, deliver_due
 from pbem.services import jobs
+from pbem.services.game_mails import Writer
+from pbem.store.db import Database, Fenced
 from pbem.store.models import OutboxMessage
 from tests.helpers import mails
 from tests.mail.play import new_game
@@ -72,3 +77,57 @@ def test_a_sender_dead_after_the_relays_250_sends_again_after_the_recovery_time(
     again = next(m for m in mails(env, public_id) if m.message_id == first)
     assert (again.status, again.attempts) == ("sent", 2)
     assert jobs.deliver_mail(env, SmtpBackend(env.config)) == 0
+
+
+class Hangs:
+    """The old scheduler's clock. Told to, it hangs at its next reading: meanwhile the lease
+    lapses and another scheduler takes it over."""
+
+    def __init__(self, clock, takeover) -> None:
+        self.clock, self.takeover, self.armed = clock, takeover, False
+
+    def now(self):
+        if self.armed:
+            self.armed = False
+            self.clock.advance(seconds=31)
+            assert self.takeover()
+        return self.clock.now()
+
+
+def test_a_mail_claimed_by_a_scheduler_that_then_lost_its_lease_is_given_back_unsent(
+    smtp_env, smtp_server
+):
+    """The lease lapsed and was taken over between the claim and the send: the old
+    scheduler sends nothing and gives the row back, so the new one sends it at once."""
+    env = smtp_env
+    new = Lease(Database(env.config.database_url), env.clock, 30, 10)
+    clock = Hangs(env.clock, new.try_acquire)
+    old = Lease(env.db, clock, 30, 10)
+    writer, claimed = Writer(env), []
+
+    def write_then_hang(session, row) -> None:  # in the claim's transaction
+        writer.write(session, row)
+        claimed.append(row.id)
+        clock.armed = True
+
+    try:
+        assert old.try_acquire()
+        env.db.fence = old
+        public_id = new_game(env)
+        with pytest.raises(Fenced):
+            deliver_due(
+                env.db,
+                env.clock,
+                SmtpBackend(env.config),
+                env.config.mail_from,
+                write=write_then_hang,
+                recover_after=timedelta(minutes=10),
+            )
+    finally:
+        env.db.fence = None
+    assert smtp_server.received == []
+    row = next(m for m in mails(env, public_id) if m.id == claimed[0])
+    assert (row.status, row.last_error) == ("pending", "not sent: the lease was lost")
+    assert jobs.deliver_mail(env, SmtpBackend(env.config)) == 2  # at once, by the new holder
+    new.release()
+    new.db.dispose()
