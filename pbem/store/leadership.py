@@ -91,9 +91,11 @@ def end_hung_transactions(engine: Engine, seconds: float) -> None:
     if engine.dialect.name != "postgresql":
         return  # on SQLite a stopped writer holds the database lock: one machine, one process
 
-    @event.listens_for(engine, "do_connect", insert=True)
-    def _timeout(_dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
-        option = f"-c idle_in_transaction_session_timeout={int(seconds * 1000)}"
-        cparams["options"] = f"{cparams.get('options', '')} {option}".strip()
+    setting = f"SET idle_in_transaction_session_timeout = {int(seconds * 1000)}"
+
+    @event.listens_for(engine, "connect")
+    def _timeout(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute(setting, prepare=False)  # autocommit: for the session
+        dbapi_connection.answer()  # in pipeline mode: wait for it (``postgresql.py``)
 
     engine.dispose()  # connections made before carry no timeout
