@@ -203,6 +203,20 @@ def test_the_standby_takes_over_when_the_active_scheduler_is_killed(env, start, 
     _no_tracebacks(b)
 
 
+def test_a_scheduler_stopped_with_sigterm_lets_the_lease_go_at_once(env, start, relay):
+    """`systemctl stop`: the standby need not wait for the lease (20 s here) to lapse."""
+    a, b, probe = _leader_and_standby(env, start, PBEM_LEASE_SECONDS="20")
+    a.proc.terminate()
+    assert a.proc.wait(20) == 0
+    stopped = time.time()
+    game = _game(env)
+    took = _wait_sent(env, [game], 15, a, b) - stopped
+    print(f"SIGTERM: the standby delivered {took:.1f} s after the stop")
+    copies = _copies(relay)
+    assert all(copies[i] == 1 for i in _ids(env, [probe, game]))
+    _no_tracebacks(a, b)
+
+
 def test_a_sender_killed_right_after_the_relay_accepted_a_mail(env, start, relay):
     """The crash docs/scaling.md speaks of: the mail went out, its row was not yet marked
     sent. The standby sends it again with the same Message-ID, and only after
