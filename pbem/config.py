@@ -107,6 +107,8 @@ class Intervals:
     computer_sweep: int = 60  #: the computer's moves in every game (anything missed)
     analyse: int = 30
     retention: int = 3600  #: sent mails' words pruned, clients reduced (``Retention``)
+    #: The active scheduler renews its lease, and a standby looks for a lapsed one.
+    lease_renew: int = 10
 
     @classmethod
     def from_env(cls) -> Intervals:
@@ -190,6 +192,12 @@ class Config:
     every: Intervals = field(default_factory=Intervals)
     #: How long sent mails' words and clients' addresses are kept.
     retention: Retention = field(default_factory=Retention)
+    #: Seconds the active scheduler's lease lasts unrenewed: a hung or dead one is
+    #: replaced by a standby after at most this long (plus ``every.lease_renew``).
+    lease_seconds: int = 30
+    #: Seconds after which a mail claimed by a sender that died (or hung) before recording
+    #: it sent is sent again, with the same Message-ID (docs/scaling.md, "Mail").
+    mail_recover_after: int = 600
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
     database_app_role: str = ""
@@ -273,6 +281,16 @@ def from_env() -> Config:
     reply_grace_hours = _int("PBEM_REPLY_GRACE_HOURS", "24")
     if reply_grace_hours < 0:
         raise ConfigError("PBEM_REPLY_GRACE_HOURS must be 0 or more")
+    every = Intervals.from_env()
+    lease_seconds = _int("PBEM_LEASE_SECONDS", str(Config.lease_seconds))
+    if not 0 < every.lease_renew < lease_seconds:
+        raise ConfigError(
+            "PBEM_LEASE_RENEW_EVERY must be more than 0 and less than PBEM_LEASE_SECONDS "
+            f"({every.lease_renew} and {lease_seconds}): the lease must be renewed before it lapses"
+        )
+    mail_recover_after = _int("PBEM_MAIL_RECOVER_AFTER", str(Config.mail_recover_after))
+    if mail_recover_after <= 0:
+        raise ConfigError("PBEM_MAIL_RECOVER_AFTER must be a number of seconds above 0")
     return Config(
         env=env,
         instance_path=instance,
@@ -302,8 +320,10 @@ def from_env() -> Config:
         smtp_tls=tls,
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
         analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
-        every=Intervals.from_env(),
+        every=every,
         retention=Retention.from_env(),
+        lease_seconds=lease_seconds,
+        mail_recover_after=mail_recover_after,
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),
     )

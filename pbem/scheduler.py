@@ -1,13 +1,17 @@
 """``pbem scheduler``: APScheduler runs the jobs in one process of its own.
 
-Never inside web workers (each gunicorn worker would run every job). The jobs
-themselves live in ``services.jobs`` and are idempotent,
-so a restart, an overlap or a second scheduler sends nothing twice.
+Never inside web workers (each gunicorn worker would run every job). One scheduler is
+active at a time, the holder of the lease (``leadership.py``); the others stand by. The
+jobs themselves live in ``services`` and are idempotent, so a restart or an overlap
+records nothing twice; what a crash can send twice is said in docs/scaling.md, "Mail".
 """
 
 from __future__ import annotations
 
 import logging
+import signal
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,20 +21,37 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from .cli_env import ready_env
-from .leadership import Leadership
+from .leadership import Lease, prepare
 from .mail.delivery import backend_for
 from .services import analysis, computer, jobs, ratelimit, retention
 from .services.env import Env
+from .store.db import DatabaseUnavailable, Fenced
 
 log = logging.getLogger("pbem.scheduler")
 
+#: The one line a scheduler logs when it finds it is no longer the active one.
+FENCED = "no longer the active scheduler"
 
-def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
+
+def _guarded(
+    name: str,
+    job: Callable[[], Any],
+    lease: Lease | None = None,
+    lost: Callable[[Fenced], None] | None = None,
+) -> Callable[[], None]:
     def run() -> None:
         try:
+            if lease is not None:
+                lease.ensure_live()  # woken from a hang after a takeover: run nothing
             result = job()
             if result:
                 log.info("%s: %s", name, result)
+        except Fenced as exc:
+            if lost is None:
+                raise
+            lost(exc)
+        except DatabaseUnavailable as exc:  # a restart, a cut connection: the pool reconnects
+            log.warning("%s: the database did not answer (%s): the next run retries", name, exc)
         except Exception:  # one failing run must not stop the schedule; the next one retries
             log.exception("%s failed", name)
 
@@ -38,8 +59,14 @@ def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
     return run
 
 
-def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
-    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.)."""
+def add_jobs(
+    scheduler: BaseScheduler,
+    env: Env,
+    lease: Lease | None = None,
+    lost: Callable[[Fenced], None] | None = None,
+) -> None:
+    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.); with a
+    ``lease``, each checks it first, and ``lost`` is told when it is gone."""
     backend = backend_for(env.config)
     every = env.config.every
     job_list: list[tuple[str, Callable[[], Any], int]] = [
@@ -57,9 +84,11 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
         from .receiver import poll_imap
 
         job_list.append(("imap", lambda: poll_imap(env), every.imap))
+    if lease is not None:
+        job_list.append(("lease", lease.renew, every.lease_renew))
     for name, job, seconds in job_list:
         scheduler.add_job(
-            _guarded(name, job),
+            _guarded(name, job, lease, lost),
             "interval",
             seconds=seconds,
             id=name,
@@ -70,22 +99,33 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
 
 
 def run_forever(env: Env) -> None:
-    """Wait to be the active scheduler, then run the jobs until the lock is lost."""
-    leadership = Leadership(env.db, env.config.instance_path)
-    leadership.acquire()
-    scheduler = BlockingScheduler(timezone="UTC")
-    add_jobs(scheduler, env)
+    """Stand by until this is the active scheduler, run the jobs until the lease is lost,
+    and stand by again; SIGTERM lets go of the lease, so a standby need not wait for it."""
+    lease = Lease(env.db, env.clock, env.config.lease_seconds, env.config.every.lease_renew)
+    prepare(env.db, env.config.lease_seconds)
+    env.db.fence = lease  # every write of the jobs checks the lease's token first
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while True:
+            lease.acquire()
+            _lead(env, lease)
+    finally:
+        lease.release()
 
-    def check_lock() -> None:
-        if not leadership.held():  # the lock's connection died: another scheduler may run now
-            log.error("lost the scheduler lock: stopping (a standby takes over)")
+
+def _lead(env: Env, lease: Lease) -> None:
+    """Run the jobs until another scheduler takes the lease over (or it lapses)."""
+    scheduler = BlockingScheduler(timezone="UTC")
+    gone = threading.Event()
+
+    def lost(exc: Fenced) -> None:
+        if not gone.is_set():
+            gone.set()
+            log.warning("%s (%s): standing by", FENCED, exc)
             scheduler.shutdown(wait=False)
 
-    scheduler.add_job(check_lock, "interval", seconds=10, id="lock", max_instances=1)
-    try:
-        scheduler.start()
-    finally:
-        leadership.release()
+    add_jobs(scheduler, env, lease, lost)
+    scheduler.start()
 
 
 def start_in_background(env: Env) -> BackgroundScheduler:

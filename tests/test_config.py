@@ -142,3 +142,18 @@ def test_the_reply_grace_is_24_hours_unless_told(environ):
     environ(PBEM_REPLY_GRACE_HOURS="24", PBEM_LIMIT_REFUSALS_PER_SEAT="lots")
     with pytest.raises(ConfigError, match="PBEM_LIMIT_REFUSALS_PER_SEAT"):
         from_env()
+
+
+def test_the_scheduler_lease_and_the_mail_recovery_time_are_settings(environ):
+    config = from_env()
+    assert (config.lease_seconds, config.every.lease_renew) == (30, 10)
+    assert config.mail_recover_after == 600
+    environ(PBEM_LEASE_SECONDS="6", PBEM_LEASE_RENEW_EVERY="2", PBEM_MAIL_RECOVER_AFTER="90")
+    config = from_env()
+    assert (config.lease_seconds, config.every.lease_renew, config.mail_recover_after) == (6, 2, 90)
+    environ(PBEM_LEASE_RENEW_EVERY="6")  # renewed no sooner than it lapses: refused
+    with pytest.raises(ConfigError, match="PBEM_LEASE_RENEW_EVERY"):
+        from_env()
+    environ(PBEM_LEASE_RENEW_EVERY="2", PBEM_MAIL_RECOVER_AFTER="0")
+    with pytest.raises(ConfigError, match="PBEM_MAIL_RECOVER_AFTER"):
+        from_env()

@@ -1,8 +1,9 @@
 """Hand due outbox rows to a backend: SMTP in production, console or file in development.
 
-A failed send leaves the row pending with a later ``next_attempt_at``
+A row is committed as ``sending`` before the relay is spoken to, and marked sent
+after. A failed send puts the row back to pending with a later ``next_attempt_at``
 (backoff), and after the last retry marks it failed with the error, so an SMTP
-outage loses nothing.
+outage loses nothing. What a crash can send twice: ``deliver_due``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import logging
 import smtplib
 import ssl
 import sys
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -23,11 +25,16 @@ from sqlalchemy.orm import Session
 from ..clock import Clock, as_utc
 from ..config import Config
 from ..store import outbox
-from ..store.db import Database
+from ..store.db import Database, DatabaseUnavailable, Fenced
 from ..store.models import OutboxMessage
 from . import headers
 
 log = logging.getLogger("pbem.mail")
+
+#: Seconds to wait before each new try to record what the relay said, when the database
+#: did not answer: the row stays ``sending`` (sent again after the recovery time) only if
+#: it is still away after these.
+RECORD_RETRIES = (0.2, 1.0, 3.0)
 
 #: Wait before each retry: about 1 min, 5 min, 30 min, 2 h, 12 h; then the row fails.
 BACKOFF = (
@@ -185,75 +192,160 @@ def deliver_due(
     limit: int = 50,
     *,
     write: Write,
+    recover_after: timedelta,
 ) -> int:
     """Send the rows that are due; returns how many were sent.
 
-    A row queued without its words gets them from ``write`` first, in the
-    transaction that marks it sent, so the outbox keeps what went out. A row that
-    cannot be written is kept with the error, like one the relay refused.
+    Each row is claimed (and, queued without its words, written by ``write``) in a
+    transaction committed as ``sending`` before the relay is spoken to, and its outcome
+    recorded in a second one. So a crash between the relay's 250 and that record leaves
+    the row ``sending``, and it is sent again, with the same Message-ID, only after
+    ``recover_after`` (docs/scaling.md, "Mail"). A row that cannot be written is kept
+    with the error, like one the relay refused.
     """
-    now = clock.now()
     with db.read() as session:
-        due = outbox.due(session, now, limit)
+        due = outbox.due(session, clock.now(), limit)
     try:
-        return _deliver(db, now, backend, mail_from, due, write)
+        return _deliver(db, clock, backend, mail_from, due, write, recover_after)
     finally:
         backend.close()
 
 
 def _deliver(
-    db: Database, now: datetime, backend: Backend, mail_from: str, due: list[int], write: Write
+    db: Database,
+    clock: Clock,
+    backend: Backend,
+    mail_from: str,
+    due: list[int],
+    write: Write,
+    recover_after: timedelta,
 ) -> int:
     sent = 0
     for row_id in due:
         try:
-            sent += _deliver_one(db, now, backend, mail_from, row_id, write)
+            claimed = _claim(db, clock.now(), mail_from, row_id, write, recover_after)
+            if claimed is not None:
+                sent += _send(db, clock, backend, row_id, *claimed)
+        except DatabaseUnavailable:
+            raise  # no row can be claimed or recorded: the next run tries again
         except Exception:  # one row's transaction failed: the others still go out
             log.exception("outbox row %s: its transaction failed; it is tried again later", row_id)
     return sent
 
 
-def _deliver_one(
-    db: Database, now: datetime, backend: Backend, mail_from: str, row_id: int, write: Write
-) -> int:
-    """Write, build and send one row in its own transaction; 1 if it was sent."""
+def _claim(
+    db: Database, now: datetime, mail_from: str, row_id: int, write: Write, recover_after: timedelta
+) -> tuple[EmailMessage, int] | None:
+    """Claim, write and build one row, committed as ``sending``: its message and attempt
+    number, or None if it is not to be sent (taken, or refused and recorded so)."""
     with db.write() as session:
-        # Claim the row: a second sender skips a row that is being sent (PostgreSQL), or
-        # waits for the write lock and then finds it sent (SQLite's BEGIN IMMEDIATE).
-        row = outbox.claim(session, row_id)
+        # A second sender skips a row being claimed (PostgreSQL's SKIP LOCKED), or waits for
+        # the write lock (SQLite's BEGIN IMMEDIATE); then it finds it sending and not due.
+        row = outbox.claim(session, row_id, now)
         if row is None:
-            return 0
+            return None
+        if row.status == "sending":
+            log.warning(
+                "outbox row %s: its sender stopped after claiming it at %s (lease token %s);"
+                " sending it again with the same Message-ID",
+                row_id,
+                row.sending_at,
+                row.sending_token,
+            )
+        attempt = outbox.mark_sending(row, now, now + recover_after, _token(db))
         if outbox.undeliverable(row.to_addr):  # queued before its account was erased
-            _failed(row, now, "refused: an address that takes no mail", final=True)
-            return 0
+            _failed(
+                session, row_id, attempt, now, "refused: an address that takes no mail", final=True
+            )
+            return None
         try:
             write(session, row)
         except Exception as exc:  # a template or a log that no longer replays: keep the row
             log.exception("outbox row %s could not be written", row_id)
-            _failed(row, now, f"not written: {type(exc).__name__}: {exc}")
-            return 0
+            _failed(session, row_id, attempt, now, f"not written: {type(exc).__name__}: {exc}")
+            return None
         try:
             message = build_message(row, mail_from)
         except Exception as exc:  # a header that would break out: no retry can mend it
             log.error("outbox row %s refused: %s: %s", row_id, type(exc).__name__, exc)
-            _failed(row, now, f"refused: {type(exc).__name__}: {exc}", final=True)
-            return 0
+            _failed(
+                session, row_id, attempt, now, f"refused: {type(exc).__name__}: {exc}", final=True
+            )
+            return None
+        return message, attempt
+
+
+def _send(
+    db: Database, clock: Clock, backend: Backend, row_id: int, message: EmailMessage, attempt: int
+) -> int:
+    """Hand a claimed row's message to the backend and record the outcome; 1 if sent.
+
+    The record is not fenced: a scheduler that lost its lease meanwhile still writes down
+    what the relay accepted, so its successor does not send it again."""
+    try:
+        db.ensure_live()  # a scheduler woken from a hang after a takeover sends nothing
+    except Fenced:
+        _unclaim(db, clock.now(), row_id, attempt)
+        raise
+    error = None
+    try:
+        backend.send(message)
+    except (OSError, smtplib.SMTPException) as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # anything else a backend raises fails this row alone
+        log.exception("outbox row %s could not be sent", row_id)
+        error = f"{type(exc).__name__}: {exc}"
+    for wait in (*RECORD_RETRIES, None):
         try:
-            backend.send(message)
-        except (OSError, smtplib.SMTPException) as exc:
-            _failed(row, now, f"{type(exc).__name__}: {exc}")
-            return 0
-        except Exception as exc:  # anything else a backend raises fails this row alone
-            log.exception("outbox row %s could not be sent", row_id)
-            _failed(row, now, f"{type(exc).__name__}: {exc}")
-            return 0
-        outbox.mark_sent(row, now)
-        return 1
+            return _record(db, clock.now(), row_id, attempt, error)
+        except DatabaseUnavailable as exc:
+            if wait is None:
+                log.error(
+                    "outbox row %s: what the relay said could not be recorded (%s);"
+                    " it is sent again after PBEM_MAIL_RECOVER_AFTER",
+                    row_id,
+                    exc,
+                )
+                raise
+            time.sleep(wait)  # a cut connection is replaced at once; a restart takes longer
+    raise AssertionError("unreachable")
 
 
-def _failed(row: OutboxMessage, now: datetime, error: str, *, final: bool = False) -> None:
+def _record(db: Database, now: datetime, row_id: int, attempt: int, error: str | None) -> int:
+    with db.write(fenced=False) as session:
+        if error is None:
+            if not outbox.mark_sent(session, row_id, attempt, now):
+                log.warning("outbox row %s was sent, but claimed again meanwhile", row_id)
+            return 1
+        _failed(session, row_id, attempt, now, error)
+        return 0
+
+
+def _unclaim(db: Database, now: datetime, row_id: int, attempt: int) -> None:
+    """Give back a row claimed but not sent, so the next scheduler sends it at once
+    rather than after the recovery time (if the database answers; else it waits for it)."""
+    try:
+        with db.write(fenced=False) as session:
+            outbox.mark_failed(session, row_id, attempt, "not sent: the lease was lost", now)
+    except DatabaseUnavailable:
+        pass
+
+
+def _token(db: Database) -> int | None:
+    """The sender's lease token, kept with the claim (None outside ``pbem scheduler``)."""
+    return getattr(db.fence, "token", None)
+
+
+def _failed(
+    session: Session,
+    row_id: int,
+    attempt: int,
+    now: datetime,
+    error: str,
+    *,
+    final: bool = False,
+) -> None:
     """Back off and try again later, or (after the last retry, or ``final``) give up."""
-    tries = row.attempts + 1
-    outbox.mark_failed(
-        row, error, None if final or tries > len(BACKOFF) else now + BACKOFF[tries - 1]
-    )
+    session.flush()  # the claim's UPDATE first: the outcome's is written against it
+    retry = None if final or attempt > len(BACKOFF) else now + BACKOFF[attempt - 1]
+    outbox.mark_failed(session, row_id, attempt, error, retry)

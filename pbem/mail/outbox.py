@@ -4,7 +4,7 @@
 A row holds its words, or (a mail telling of a move) the log entry they are
 written from when it is sent.
 Each row's ``Message-ID`` is fixed when it is queued, so a mail resent after a
-crash carries the same id and a mail client shows it once.
+crash carries the same id (docs/scaling.md, "What a crash can send twice").
 """
 
 from __future__ import annotations

@@ -114,7 +114,15 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
     """Send the outbox's due mails, writing those queued unwritten; returns how many went."""
     writer = game_mails.Writer(env)
-    return deliver_due(env.db, env.clock, backend, env.config.mail_from, limit, write=writer.write)
+    return deliver_due(
+        env.db,
+        env.clock,
+        backend,
+        env.config.mail_from,
+        limit,
+        write=writer.write,
+        recover_after=timedelta(seconds=env.config.mail_recover_after),
+    )
 
 
 def send_digests(env: Env) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, create_engine, event, exc, inspect
 from sqlalchemy.engine import make_url
@@ -37,6 +37,26 @@ class DatabaseUnavailable(RuntimeError):
     before COMMIT nothing of it was written; a move caught by a failing COMMIT is
     either in the log or not, and the game's page says which.
     """
+
+
+class Fenced(BaseException):
+    """This process is no longer the active scheduler: another took the lease over.
+
+    A ``BaseException``, like ``SystemExit``: a job's ``except Exception`` around one
+    item (one mail, one game) must not take it for that item's failure and go on to the
+    next; it ends the whole run, and the scheduler stands by (``pbem/leadership.py``).
+    """
+
+
+class Fence(Protocol):
+    """What the active scheduler's writes are checked against (``pbem.leadership.Lease``)."""
+
+    def check(self, session: Session) -> None:
+        """In a write transaction: raise ``Fenced`` unless the lease is still ours."""
+
+    def ensure_live(self) -> None:
+        """Before an effect outside the database (a mail): raise ``Fenced`` unless the lease
+        is still current by this process's clock."""
 
 
 def is_sqlite(url: str) -> bool:
@@ -86,6 +106,8 @@ class Database:
         self._autocommit = sessionmaker(
             self.engine.execution_options(pbem_autocommit=True), expire_on_commit=False
         )
+        #: Set in ``pbem scheduler``: every write transaction checks it first.
+        self.fence: Fence | None = None
         self._answer_for: Callable[[Session], None] | None = None  # SQLite answers at once
         if not self._sqlite:
             from .postgresql import answer_for
@@ -99,10 +121,23 @@ class Database:
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """One use case's transaction: all of it commits, or none of it."""
+    def write(self, *, fenced: bool = True) -> Iterator[Session]:
+        """One use case's transaction: all of it commits, or none of it.
+
+        With a ``fence`` set, it first checks that this process is still the active
+        scheduler (``Fenced`` if not), in the same transaction as the work it guards.
+        ``fenced=False`` is for the lease's own statements, and for recording what has
+        already happened outside (a mail the relay accepted).
+        """
         with self._reachable(), self._write.begin() as session:
+            if fenced and self.fence is not None:
+                self.fence.check(session)
             yield session
+
+    def ensure_live(self) -> None:
+        """Raise ``Fenced`` if this is a scheduler whose lease has lapsed (no-op otherwise)."""
+        if self.fence is not None:
+            self.fence.ensure_live()
 
     @contextmanager
     def autocommit(self) -> Iterator[Session]:

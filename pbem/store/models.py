@@ -207,9 +207,16 @@ class OutboxMessage(Base):
     about_n: Mapped[int | None]
     headers: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime]
-    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending, sent, failed
+    #: pending, sending (claimed by a sender, committed before it talks to the relay),
+    #: sent or failed.
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    #: Claims so far: each claim counts one, and names the claim its outcome is recorded for.
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    #: When a pending row is due; when a sending one is given up for lost and sent again.
     next_attempt_at: Mapped[datetime]
+    #: The last claim's time and the sender's lease token (None outside ``pbem scheduler``).
+    sending_at: Mapped[datetime | None]
+    sending_token: Mapped[int | None]
     sent_at: Mapped[datetime | None]
     last_error: Mapped[str | None] = mapped_column(Text)
     #: Unique per reminder, warning or digest, so a job that runs twice queues it once.
@@ -218,6 +225,21 @@ class OutboxMessage(Base):
     chain_hash: Mapped[str | None] = mapped_column(String(64))
     #: When its subject and bodies were dropped (retention, or an erased recipient).
     pruned_at: Mapped[datetime | None]
+
+
+class SchedulerLease(Base):
+    """Which ``pbem scheduler`` is the active one: the holder of an unexpired lease.
+
+    ``token`` grows by one at every takeover; the active scheduler's writes check it
+    (``pbem/leadership.py``), so one that lost the lease writes nothing more.
+    """
+
+    __tablename__ = "scheduler_lease"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(200))
+    token: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime]
 
 
 class InboundMail(Base):

@@ -1,10 +1,11 @@
 """The outbox's recorder: queue rows, find the due ones, claim one and mark it sent or failed.
 
 Mails are rows written in the transaction that caused them (docs/architecture.md, invariant 5);
-the scheduler's delivery claims one row at a time in a transaction of its own. A
-claim locks the row with ``SKIP LOCKED`` on PostgreSQL, so a second sender passes
-over a row being sent; on SQLite the second sender waits for the write lock
-(``BEGIN IMMEDIATE``) and then finds the row no longer pending.
+the scheduler's delivery claims one row at a time in a transaction of its own and
+commits it as ``sending`` before it speaks to the relay; a second transaction records
+the outcome. A claim locks the row with ``SKIP LOCKED`` on PostgreSQL, so a second
+sender passes over a row being claimed; on SQLite the second sender waits for the write
+lock (``BEGIN IMMEDIATE``); either then finds it ``sending`` and not due.
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ from .models import OutboxMessage
 #: Compiled once; no RETURNING, so on PostgreSQL it is pipelined with the move's INSERT.
 INSERT = insert(OutboxMessage.__table__).inline()
 _BY_KEY = select(OutboxMessage.id).where(OutboxMessage.dedupe_key == bindparam("key"))
+#: Rows a sender may claim: pending ones, and sending ones whose sender never said how
+#: it went (it died or hung after claiming them) once their recovery time has come.
+CLAIMABLE = ("pending", "sending")
 _CLAIM = (
     select(OutboxMessage)
-    .where(OutboxMessage.id == bindparam("row_id"), OutboxMessage.status == "pending")
+    .where(
+        OutboxMessage.id == bindparam("row_id"),
+        OutboxMessage.status.in_(CLAIMABLE),
+        OutboxMessage.next_attempt_at <= bindparam("now"),
+    )
     .with_for_update(skip_locked=True)
 )
 
@@ -230,40 +238,65 @@ def count(session: Session) -> int:
 
 
 def due(session: Session, now: datetime, limit: int) -> list[int]:
-    """The ids of the pending rows whose time has come, oldest first."""
+    """The ids of the rows to claim now, oldest first: pending ones whose time has come,
+    and sending ones left by a sender that stopped, once their recovery time has come."""
     return list(
         session.scalars(
             select(OutboxMessage.id)
-            .where(OutboxMessage.status == "pending", OutboxMessage.next_attempt_at <= now)
+            .where(OutboxMessage.status.in_(CLAIMABLE), OutboxMessage.next_attempt_at <= now)
             .order_by(OutboxMessage.id)
             .limit(limit)
         )
     )
 
 
-def claim(session: Session, row_id: int) -> OutboxMessage | None:
-    """Lock a still pending row for this transaction; None if it is sent, failed or taken."""
-    return session.scalars(_CLAIM, {"row_id": row_id}).one_or_none()
+def claim(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
+    """Lock a due row for this transaction; None if it is sent, failed, not due or taken."""
+    return session.scalars(_CLAIM, {"row_id": row_id, "now": now}).one_or_none()
 
 
-def mark_sent(row: OutboxMessage, now: datetime) -> None:
-    """A claimed row went out: it is never sent again."""
-    row.status, row.sent_at, row.last_error = "sent", now, None
+def mark_sending(row: OutboxMessage, now: datetime, recover_at: datetime, token: int | None) -> int:
+    """A claimed row is about to go to the relay, as attempt number returned (what its
+    outcome is recorded against). Committed before the relay is spoken to: should the
+    sender die before recording the outcome, the row is claimed again at ``recover_at``."""
+    row.status, row.sending_at, row.sending_token = "sending", now, token
+    row.next_attempt_at = recover_at
     row.attempts += 1
+    return row.attempts
 
 
-def mark_failed(row: OutboxMessage, error: str, retry_at: datetime | None) -> None:
-    """A claimed row did not go out: try again at ``retry_at``, or (None) give up."""
-    row.attempts += 1
-    row.last_error = error[:2000]
+def _outcome(row_id: int, attempt: int) -> Any:
+    return update(OutboxMessage).where(
+        OutboxMessage.id == row_id,
+        OutboxMessage.status == "sending",
+        OutboxMessage.attempts == attempt,
+    )
+
+
+def mark_sent(session: Session, row_id: int, attempt: int, now: datetime) -> bool:
+    """The relay accepted attempt ``attempt`` of the row: it is never sent again. False if
+    the row was claimed again meanwhile (its recovery time came first) or deleted."""
+    done = session.execute(
+        _outcome(row_id, attempt).values(status="sent", sent_at=now, last_error=None)
+    )
+    return done.rowcount == 1
+
+
+def mark_failed(
+    session: Session, row_id: int, attempt: int, error: str, retry_at: datetime | None
+) -> bool:
+    """Attempt ``attempt`` did not go out: try again at ``retry_at``, or (None) give up."""
+    values: dict[str, Any] = {"last_error": error[:2000]}
     if retry_at is None:
-        row.status = "failed"
+        values["status"] = "failed"
     else:
-        row.next_attempt_at = retry_at
+        values["status"], values["next_attempt_at"] = "pending", retry_at
+    return session.execute(_outcome(row_id, attempt).values(**values)).rowcount == 1
 
 
 def requeue(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
-    """Put a failed (or pending) row back in line to be sent at once; None if sent or absent."""
+    """Put a failed (or pending, or sending) row back in line to be sent at once; None if
+    sent or absent. A sending one may have reached the relay: it goes again, same Message-ID."""
     row = session.get(OutboxMessage, row_id)
     if row is None or row.status == "sent":
         return None

@@ -160,7 +160,29 @@ def postgresql_engine(url: str, **kwargs: Any) -> Engine:
 
     _begin_with_first_statement(engine)
     _ping_when_idle(engine)
+    _ended_by_the_server(engine)
     return engine
+
+
+#: SQLSTATEs of a connection the server ended: an operator or a shutdown (57P01-57P03),
+#: a transaction left idle too long (25P03, ``store.leadership.end_hung_transactions``).
+ENDED = frozenset({"57P01", "57P02", "57P03", "25P03"})
+
+
+def _ended_by_the_server(engine: Engine) -> None:
+    """Treat a connection the server ended as lost, whenever the error shows.
+
+    In pipeline mode the server's FATAL can arrive as the answer to a COMMIT before
+    psycopg sees the socket close: SQLAlchemy then took the connection for a live one,
+    and its pool's rollback on it failed with a logged traceback. Marked a disconnect,
+    the connection is dropped with the pool's others of its age, and the next use opens
+    a new one.
+    """
+
+    @event.listens_for(engine, "handle_error")
+    def _lost(context: Any) -> None:
+        if getattr(context.original_exception, "sqlstate", None) in ENDED:
+            context.is_disconnect = True
 
 
 def _begin_with_first_statement(engine: Engine) -> None:

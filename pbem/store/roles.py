@@ -49,6 +49,8 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     # the analysis of finished games: progress kept; deleted to be recomputed
     "analyses": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "analysis_moves": ("SELECT", "INSERT", "DELETE"),
+    # the scheduler's lease: taken (the first time inserted), renewed, checked FOR KEY SHARE
+    "scheduler_lease": ("SELECT", "INSERT", "UPDATE"),
 }
 
 #: Every table privilege PostgreSQL knows (before 17's MAINTAIN): the check compares all.

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.clock import as_utc
 from pbem.mail.outbox import message
 from pbem.services import challenges as challenge_service
 from pbem.services import games as game_service
@@ -203,6 +204,7 @@ def test_outbox_queue_dedupes_and_due_rows_come_oldest_first(env):
 
 def test_outbox_claim_and_mark_with_two_claimers(env):
     """Two senders claim one row at once: one sends it, the other finds nothing to send."""
+    now = env.clock.now()
     with env.db.write() as session:
         outbox_store.queue(session, mail := a_mail(env))
     with env.db.read() as session:
@@ -213,26 +215,30 @@ def test_outbox_claim_and_mark_with_two_claimers(env):
 
     def second() -> None:
         claimed.wait(10)
-        with env.db.write() as session:  # SKIP LOCKED, or SQLite's write lock, then not pending
-            outcome.append(outbox_store.claim(session, row_id))
+        with env.db.write() as session:  # SKIP LOCKED, or SQLite's write lock, then sending
+            outcome.append(outbox_store.claim(session, row_id, now))
 
     thread = threading.Thread(target=second)
     thread.start()
     with env.db.write() as session:
-        row = outbox_store.claim(session, row_id)
+        row = outbox_store.claim(session, row_id, now)
         assert row is not None
         claimed.set()
         thread.join(0.5)  # gives the other claimer time to run into the lock
-        outbox_store.mark_sent(row, env.clock.now())
+        attempt = outbox_store.mark_sending(row, now, now + timedelta(minutes=10), None)
     thread.join(60)
     assert outcome == [None]
     with env.db.write() as session:
-        assert outbox_store.claim(session, row_id) is None  # sent: never claimed again
+        assert outbox_store.mark_sent(session, row_id, attempt, now)
+    later = now + timedelta(hours=1)
+    with env.db.write() as session:
+        assert outbox_store.claim(session, row_id, later) is None  # sent: never claimed again
+        assert not outbox_store.mark_sent(session, row_id, attempt, now)  # recorded once
         assert outbox_store.requeue(session, row_id, env.clock.now()) is None
 
 
-def test_outbox_a_failed_row_backs_off_then_gives_up_then_is_retried(env):
-    later = env.clock.now() + timedelta(minutes=5)
+def test_outbox_a_sending_row_is_claimed_again_only_at_its_recovery_time(env):
+    now, recover_at = env.clock.now(), env.clock.now() + timedelta(minutes=10)
     with env.db.write() as session:
         outbox_store.queue(session, mail := a_mail(env))
     with env.db.read() as session:
@@ -240,16 +246,46 @@ def test_outbox_a_failed_row_backs_off_then_gives_up_then_is_retried(env):
             r.id for r in outbox_store.recent(session) if r.message_id == mail["message_id"]
         )
     with env.db.write() as session:
-        row = outbox_store.claim(session, row_id)
-        outbox_store.mark_failed(row, "refused", later)
+        first = outbox_store.mark_sending(
+            outbox_store.claim(session, row_id, now), now, recover_at, 7
+        )
+    with env.db.write() as session:  # its sender never came back
+        assert row_id not in outbox_store.due(session, recover_at - timedelta(seconds=1), 10_000)
+        assert outbox_store.claim(session, row_id, recover_at - timedelta(seconds=1)) is None
+        row = outbox_store.claim(session, row_id, recover_at)
+        assert (row.status, as_utc(row.sending_at), row.sending_token) == ("sending", now, 7)
+        second = outbox_store.mark_sending(row, recover_at, recover_at + timedelta(minutes=10), 8)
+    assert second == first + 1
+    with env.db.write() as session:  # the first sender's record comes too late to count
+        assert not outbox_store.mark_sent(session, row_id, first, recover_at)
+        assert outbox_store.mark_sent(session, row_id, second, recover_at)
+
+
+def test_outbox_a_failed_row_backs_off_then_gives_up_then_is_retried(env):
+    now = env.clock.now()
+    later = now + timedelta(minutes=5)
     with env.db.write() as session:
-        row = outbox_store.claim(session, row_id)
+        outbox_store.queue(session, mail := a_mail(env))
+    with env.db.read() as session:
+        row_id = next(
+            r.id for r in outbox_store.recent(session) if r.message_id == mail["message_id"]
+        )
+    with env.db.write() as session:
+        row = outbox_store.claim(session, row_id, now)
+        attempt = outbox_store.mark_sending(row, now, now + timedelta(minutes=10), None)
+    with env.db.write() as session:
+        assert outbox_store.mark_failed(session, row_id, attempt, "refused", later)
+    with env.db.write() as session:
+        assert outbox_store.claim(session, row_id, now) is None  # backing off
+        assert row_id not in outbox_store.due(session, now, 10_000)
+        row = outbox_store.claim(session, row_id, later)
         assert (row.attempts, row.status, row.last_error) == (1, "pending", "refused")
-        assert row_id not in outbox_store.due(session, env.clock.now(), 10_000)
-        outbox_store.mark_failed(row, "refused again", None)
+        attempt = outbox_store.mark_sending(row, later, later + timedelta(minutes=10), None)
+    with env.db.write() as session:
+        assert outbox_store.mark_failed(session, row_id, attempt, "refused again", None)
     assert [r.id for r in outbox_service.listing(env) if r.id == row_id] == [row_id]
     with env.db.read() as session:
-        assert outbox_store.claim(session, row_id) is None  # failed: not pending
+        assert outbox_store.claim(session, row_id, later + timedelta(days=1)) is None  # failed
     assert outbox_service.retry(env, row_id)
     with env.db.read() as session:
         assert row_id in outbox_store.due(session, env.clock.now(), 10_000)
