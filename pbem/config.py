@@ -150,6 +150,9 @@ class Config:
     replay_cache: int = 512
     #: The scheduler's job intervals.
     every: Intervals = field(default_factory=Intervals)
+    #: Seconds a "your turn" mail waits before it is sent; it is dropped if the seat's
+    #: page showed the move meanwhile (``game_mails.after_move``, PBEM_TURN_MAIL_HOLD).
+    turn_mail_hold: int = 180
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
     database_app_role: str = ""
@@ -188,6 +191,14 @@ def _int(name: str, default: str) -> int:
         return int(os.environ.get(name, default))
     except ValueError:
         raise ConfigError(f"{name} must be a number") from None
+
+
+def _seconds(name: str, default: str) -> int:
+    """A number of seconds, 0 or more."""
+    value = _int(name, default)
+    if value < 0:
+        raise ConfigError(f"{name} must be 0 or more seconds")
+    return value
 
 
 def templates_auto_reload() -> bool:
@@ -259,6 +270,7 @@ def from_env() -> Config:
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
         analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
         every=Intervals.from_env(),
+        turn_mail_hold=_seconds("PBEM_TURN_MAIL_HOLD", "180"),
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),
     )

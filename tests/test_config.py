@@ -114,3 +114,15 @@ def test_the_computers_jobs_run_every_2_and_60_seconds_unless_told(environ):
     environ(PBEM_COMPUTER_EVERY="5", PBEM_COMPUTER_SWEEP_EVERY="120")
     config = from_env()
     assert (config.every.computer, config.every.computer_sweep) == (5, 120)
+
+
+def test_the_hold_of_a_your_turn_mail_is_three_minutes_unless_told(environ):
+    assert from_env().turn_mail_hold == 180
+    environ(PBEM_TURN_MAIL_HOLD="0")  # sent at once, as before the hold
+    assert from_env().turn_mail_hold == 0
+    environ(PBEM_TURN_MAIL_HOLD="600")
+    assert from_env().turn_mail_hold == 600
+    for bad in ("-1", "soon"):
+        environ(PBEM_TURN_MAIL_HOLD=bad)
+        with pytest.raises(ConfigError, match="PBEM_TURN_MAIL_HOLD"):
+            from_env()

@@ -175,6 +175,12 @@ def backend_for(config: Config) -> Backend:
 
 #: Writes an unwritten row's words into it (``services.game_mails.Writer.write``).
 Write = Callable[[Session, OutboxMessage], None]
+#: Why a due row is no longer to be sent, or None (``services.game_mails.Writer.unwanted``).
+Unwanted = Callable[[Session, OutboxMessage], str | None]
+
+
+def _wanted(session: Session, row: OutboxMessage) -> str | None:
+    return None
 
 
 def deliver_due(
@@ -185,36 +191,50 @@ def deliver_due(
     limit: int = 50,
     *,
     write: Write,
+    unwanted: Unwanted = _wanted,
 ) -> int:
     """Send the rows that are due; returns how many were sent.
 
     A row queued without its words gets them from ``write`` first, in the
     transaction that marks it sent, so the outbox keeps what went out. A row that
-    cannot be written is kept with the error, like one the relay refused.
+    cannot be written is kept with the error, like one the relay refused. A row that
+    ``unwanted`` gives a reason against is marked dropped with it, and never sent.
     """
     now = clock.now()
     with db.read() as session:
         due = outbox.due(session, now, limit)
     try:
-        return _deliver(db, now, backend, mail_from, due, write)
+        return _deliver(db, now, backend, mail_from, due, write, unwanted)
     finally:
         backend.close()
 
 
 def _deliver(
-    db: Database, now: datetime, backend: Backend, mail_from: str, due: list[int], write: Write
+    db: Database,
+    now: datetime,
+    backend: Backend,
+    mail_from: str,
+    due: list[int],
+    write: Write,
+    unwanted: Unwanted,
 ) -> int:
     sent = 0
     for row_id in due:
         try:
-            sent += _deliver_one(db, now, backend, mail_from, row_id, write)
+            sent += _deliver_one(db, now, backend, mail_from, row_id, write, unwanted)
         except Exception:  # one row's transaction failed: the others still go out
             log.exception("outbox row %s: its transaction failed; it is tried again later", row_id)
     return sent
 
 
 def _deliver_one(
-    db: Database, now: datetime, backend: Backend, mail_from: str, row_id: int, write: Write
+    db: Database,
+    now: datetime,
+    backend: Backend,
+    mail_from: str,
+    row_id: int,
+    write: Write,
+    unwanted: Unwanted,
 ) -> int:
     """Write, build and send one row in its own transaction; 1 if it was sent."""
     with db.write() as session:
@@ -225,6 +245,10 @@ def _deliver_one(
             return 0
         if outbox.undeliverable(row.to_addr):  # queued before its account was erased
             _failed(row, now, "refused: an address that takes no mail", final=True)
+            return 0
+        reason = unwanted(session, row)
+        if reason is not None:
+            outbox.mark_dropped(row, reason)
             return 0
         try:
             write(session, row)

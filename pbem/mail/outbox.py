@@ -40,6 +40,7 @@ def message(
     message_id: str | None = None,
     language: str | None = None,
     about_n: int | None = None,
+    not_before: datetime | None = None,
 ) -> dict[str, Any]:
     """One outbox row's values, its ``Message-ID`` fixed now.
 
@@ -49,7 +50,8 @@ def message(
     ``language`` is the one the mail is written in: its ``Content-Language``
     header lets a mail client pick fonts, direction and spelling for it. A mail
     that tells of logged move ``about_n`` may come without its words: they are
-    written from the log when it is sent.
+    written from the log when it is sent. ``not_before``: it is not sent before then
+    (a "your turn" mail is held a few minutes, ``Config.turn_mail_hold``).
     """
     return dict(
         message_id=message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>",
@@ -67,5 +69,5 @@ def message(
         created_at=now,
         status="pending",
         attempts=0,
-        next_attempt_at=now,
+        next_attempt_at=not_before or now,
     )

@@ -108,9 +108,18 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
 
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
-    """Send the outbox's due mails, writing those queued unwritten; returns how many went."""
+    """Send the outbox's due mails, writing those queued unwritten and dropping a "your
+    turn" whose move the seat's page showed; returns how many went."""
     writer = game_mails.Writer(env)
-    return deliver_due(env.db, env.clock, backend, env.config.mail_from, limit, write=writer.write)
+    return deliver_due(
+        env.db,
+        env.clock,
+        backend,
+        env.config.mail_from,
+        limit,
+        write=writer.write,
+        unwanted=writer.unwanted,
+    )
 
 
 def send_digests(env: Env) -> int:

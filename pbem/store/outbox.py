@@ -130,6 +130,11 @@ def mark_failed(row: OutboxMessage, error: str, retry_at: datetime | None) -> No
         row.next_attempt_at = retry_at
 
 
+def mark_dropped(row: OutboxMessage, reason: str) -> None:
+    """A claimed row is no longer wanted (its reader saw what it tells): never sent."""
+    row.status, row.last_error = "dropped", reason[:2000]
+
+
 def requeue(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
     """Put a failed (or pending) row back in line to be sent at once; None if sent or absent."""
     row = session.get(OutboxMessage, row_id)
