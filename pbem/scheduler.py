@@ -16,6 +16,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from . import wakeup
 from .cli_env import ready_env
 from .leadership import Leadership
 from .mail.delivery import backend_for
@@ -38,16 +39,19 @@ def _guarded(name: str, job: Callable[[], Any]) -> Callable[[], None]:
     return run
 
 
-def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
-    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.)."""
+def add_jobs(scheduler: BaseScheduler, env: Env) -> wakeup.Watcher:
+    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.), and
+    the computer's wake-up, which runs the ``computer`` job at once when it is its turn."""
     backend = backend_for(env.config)
     every = env.config.every
+    # one run of the computer's moves at a time, woken at once by the move that asks for it
+    play = wakeup.Coalesced(lambda: computer.computer_moves(env))
     job_list: list[tuple[str, Callable[[], Any], int]] = [
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),
         ("digest", lambda: jobs.send_digests(env), every.digest),
         ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
-        ("computer", lambda: computer.computer_moves(env), every.computer),
+        ("computer", play, every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
         ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
     ]
@@ -65,6 +69,7 @@ def add_jobs(scheduler: BaseScheduler, env: Env) -> None:
             coalesce=True,
             next_run_time=env.clock.now(),
         )
+    return wakeup.attach(scheduler, env.db, _guarded("computer", play))
 
 
 def run_forever(env: Env) -> None:

@@ -19,6 +19,7 @@ from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
+from ..store import wakeup
 from ..store.models import Game, MoveRow, Seat
 from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
@@ -415,6 +416,8 @@ def accept(
         match = state_of(env, game, [])
         for s in (0, 1):
             game_mails.dealt(session, env, game, s, match)
+        if match.to_move is not None and game.seats[match.to_move].bot is not None:
+            wakeup.computer_to_move(session)  # the computer starts: at once
         return True
 
 
