@@ -65,9 +65,17 @@ class Watcher:
         self.stop = threading.Event()
         #: Set while a listener is open: a move from then on wakes it.
         self.listening = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def start(self) -> None:
-        threading.Thread(target=self.run, name="pbem-wakeup", daemon=True).start()
+        self.thread = threading.Thread(target=self.run, name="pbem-wakeup", daemon=True)
+        self.thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop listening, and wait for a run it started to end."""
+        self.stop.set()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(timeout)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -91,5 +99,5 @@ def attach(scheduler: BaseScheduler, db: Database, wake: Callable[[], Any]) -> W
     """Listen for the computer's turn while ``scheduler`` runs."""
     watcher = Watcher(db, wake)
     scheduler.add_listener(lambda _event: watcher.start(), EVENT_SCHEDULER_START)
-    scheduler.add_listener(lambda _event: watcher.stop.set(), EVENT_SCHEDULER_SHUTDOWN)
+    scheduler.add_listener(lambda _event: watcher.close(), EVENT_SCHEDULER_SHUTDOWN)
     return watcher
