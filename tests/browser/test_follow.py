@@ -71,3 +71,39 @@ def test_a_game_against_the_computer_played_live_sends_no_your_turn(browser, env
     told = mails(env, created.public_id, seat=0, kind="your_turn")
     assert len(told) >= 8
     assert {m.status for m in told} == {"dropped"}
+
+
+HIDE = """(hidden) => {
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_page_out_of_sight_asks_nothing_and_shows_the_move_when_looked_at(
+    browser, env, live_server
+):
+    """A hidden tab (document.hidden, as the browser reports it) neither asks the log nor
+    fetches the page: the server never records that it showed the move, and the mail goes."""
+    public_id = new_game(env)
+    mover = to_move(env, public_id)
+    waiter = 1 - mover
+    context = browser.new_context()
+    page = context.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    try:
+        page.goto(f"{live_server}/s/{token(env, public_id, waiter)}")
+        page.evaluate(HIDE, True)
+        asked.clear()
+        t = token(env, public_id, mover)
+        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], log.Client())
+        page.wait_for_timeout(5000)  # two and a half of its intervals, had it been in sight
+        assert asked == [] and "Waiting for" in page.inner_text(".status")
+        past_the_hold(env)
+        jobs.deliver_mail(env, ConsoleBackend(open("/dev/null", "w")))  # noqa: SIM115
+        [told] = mails(env, public_id, seat=waiter, kind="your_turn")
+        assert told.status == "sent"  # the page did not show it
+        page.evaluate(HIDE, False)  # looked at again: it asks at once
+        page.wait_for_selector(".status.your-turn", timeout=15_000)
+    finally:
+        context.close()

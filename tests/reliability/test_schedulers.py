@@ -18,7 +18,7 @@ from tests.mail.conftest import SmtpServer
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
 
-def _scheduler(env, database_url, smtp_port) -> subprocess.Popen:
+def _scheduler(env, database_url, smtp_port, more=None) -> subprocess.Popen:
     environ = {
         **os.environ,
         "PBEM_DATABASE_URL": database_url,
@@ -31,6 +31,7 @@ def _scheduler(env, database_url, smtp_port) -> subprocess.Popen:
         "PBEM_DELIVER_EVERY": "1",
         "PBEM_CLOCK_EVERY": "3600",
         "PBEM_DIGEST_EVERY": "3600",
+        **(more or {}),
     }
     return subprocess.Popen(
         [sys.executable, "-m", "pbem", "scheduler"],
@@ -89,3 +90,31 @@ def test_two_schedulers_send_each_mail_once_and_the_standby_takes_over(env, data
                 proc.terminate()
                 proc.wait(10)
         server.stop()
+
+
+def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, database_url):
+    """`pbem scheduler` with the computer's job every hour: only the wake-up (NOTIFY and
+    LISTEN on PostgreSQL, the short poll on SQLite) can answer the person's move in time."""
+    from pbem.services import computer, log, moves
+
+    created = computer.start(
+        env, games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)
+    )
+    t = created.tokens[0]
+    environ = {"PBEM_COMPUTER_EVERY": "3600", "PBEM_COMPUTER_SWEEP_EVERY": "3600"}
+    proc = _scheduler(env, database_url, 1, environ)
+    try:
+        # the computer's first move if it starts (its first run), or the person's turn at once
+        end = time.time() + 40
+        while not (page := games.seat_page(env, t, log.Client())).view.my_turn:
+            assert time.time() < end, "the scheduler did not start"
+            time.sleep(0.2)
+        time.sleep(2)  # the first runs are over: from now on only a wake-up plays
+        moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], log.Client())
+        moved = time.time()
+        while not games.seat_page(env, t, log.Client()).view.my_turn:
+            assert time.time() - moved < 10, "no answer: the wake-up did not wake the job"
+            time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait(10)
