@@ -9,10 +9,14 @@ import pytest
 from pbem import wakeup
 from pbem.mail.delivery import ConsoleBackend
 from pbem.services import computer, games, jobs, log, moves
+from tests.conftest import own_database
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, to_move, token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# the mails are delivered here: an outbox of this module's own, not every mail of the run
+database_url, database = own_database("module")
 
 
 def test_the_waiting_page_shows_the_persons_move_in_place(browser, env, live_server):
