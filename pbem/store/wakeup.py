@@ -49,14 +49,16 @@ class _Notifications:
         import psycopg
 
         parsed = make_url(url)
-        self.connection = psycopg.connect(
-            host=parsed.host or "",
-            port=parsed.port or "",
-            dbname=parsed.database or "",
-            user=parsed.username or "",
-            password=parsed.password or "",
-            autocommit=True,
+        given = {
+            "host": parsed.host,
+            "port": parsed.port,
+            "dbname": parsed.database,
+            "user": parsed.username,
+            "password": parsed.password,
             **{k: v for k, v in parsed.query.items() if isinstance(v, str)},
+        }  # what the URL leaves out, libpq's defaults give (a socket, PGUSER …)
+        self.connection = psycopg.connect(
+            autocommit=True, **{k: v for k, v in given.items() if v not in (None, "")}
         )
         self.connection.execute(f"LISTEN {CHANNEL}")
 
