@@ -198,6 +198,9 @@ class Config:
     #: Seconds after which a mail claimed by a sender that died (or hung) before recording
     #: it sent is sent again, with the same Message-ID (docs/scaling.md, "Mail").
     mail_recover_after: int = 600
+    #: Seconds a "your turn" mail waits before it is sent; it is dropped if the seat's
+    #: page showed the move meanwhile (``game_mails.after_move``, PBEM_TURN_MAIL_HOLD).
+    turn_mail_hold: int = 180
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
     database_app_role: str = ""
@@ -236,6 +239,14 @@ def _int(name: str, default: str) -> int:
         return int(os.environ.get(name, default))
     except ValueError:
         raise ConfigError(f"{name} must be a number") from None
+
+
+def _seconds(name: str, default: str) -> int:
+    """A number of seconds, 0 or more."""
+    value = _int(name, default)
+    if value < 0:
+        raise ConfigError(f"{name} must be 0 or more seconds")
+    return value
 
 
 def templates_auto_reload() -> bool:
@@ -324,6 +335,7 @@ def from_env() -> Config:
         retention=Retention.from_env(),
         lease_seconds=lease_seconds,
         mail_recover_after=mail_recover_after,
+        turn_mail_hold=_seconds("PBEM_TURN_MAIL_HOLD", "180"),
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),
     )

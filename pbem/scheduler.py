@@ -20,6 +20,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from . import wakeup
 from .cli_env import ready_env
 from .leadership import Lease, prepare
 from .mail.delivery import backend_for
@@ -64,17 +65,20 @@ def add_jobs(
     env: Env,
     lease: Lease | None = None,
     lost: Callable[[Fenced], None] | None = None,
-) -> None:
-    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.); with a
-    ``lease``, each checks it first, and ``lost`` is told when it is gone."""
+) -> wakeup.Watcher:
+    """Every job, each at its interval of ``Config.every`` (PBEM_DELIVER_EVERY etc.), and
+    the computer's wake-up, which runs the ``computer`` job at once when it is its turn;
+    with a ``lease``, each checks it first, and ``lost`` is told when it is gone."""
     backend = backend_for(env.config)
     every = env.config.every
+    # one run of the computer's moves at a time, woken at once by the move that asks for it
+    play = wakeup.Coalesced(lambda: computer.computer_moves(env))
     job_list: list[tuple[str, Callable[[], Any], int]] = [
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),
         ("digest", lambda: jobs.send_digests(env), every.digest),
         ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
-        ("computer", lambda: computer.computer_moves(env), every.computer),
+        ("computer", play, every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
         ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
         # sent mails' words pruned, clients' addresses reduced (Config.retention)
@@ -96,6 +100,7 @@ def add_jobs(
             coalesce=True,
             next_run_time=env.clock.now(),
         )
+    return wakeup.attach(scheduler, env.db, _guarded("computer", play, lease, lost))
 
 
 def run_forever(env: Env) -> None:

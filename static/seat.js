@@ -117,21 +117,10 @@
   }
 
   // The move is recorded: show the page the server answered with (the new position, "your
-  // move is recorded") in place of this one, as the form's page load would.
+  // move is recorded") in place of this one, as the form's page load would (static/swap.js).
   function done(doc, url) {
-    var main = document.querySelector("main"), fresh = doc.querySelector("main");
-    if (!main || !fresh) { window.location.assign(url); return; }
-    main.replaceWith(document.importNode(fresh, true));
-    document.title = doc.title;
-    if (window.history && history.replaceState) history.replaceState(null, "", url);
-    doc.querySelectorAll("body > script[src]").forEach(function (s) {
-      var src = s.getAttribute("src");
-      if (!document.querySelector('script[src="' + src + '"]')) {
-        var run = document.createElement("script");
-        run.src = src;
-        document.body.appendChild(run);
-      }
-    });
+    if (!window.pbemSwap) { window.location.assign(url); return; }
+    if (!window.pbemSwap(doc, url)) return; // no main part to swap: it loads the page
     var told = document.querySelector("main .status .notice");
     if (told) { told.tabIndex = -1; told.focus(); }
   }

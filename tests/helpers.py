@@ -17,6 +17,12 @@ CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 NEXT_N = re.compile(r'name="n" value="(\d+)"')
 
 
+def past_the_hold(env: Env) -> None:
+    """Move the clock past the hold of "your turn" mails (``PBEM_TURN_MAIL_HOLD``): a
+    move's mail is due only then, as it is for a player away from the page."""
+    env.clock.advance(seconds=env.config.turn_mail_hold)
+
+
 def mails(
     env: Env,
     public_id: str,

@@ -157,3 +157,15 @@ def test_the_scheduler_lease_and_the_mail_recovery_time_are_settings(environ):
     environ(PBEM_LEASE_RENEW_EVERY="2", PBEM_MAIL_RECOVER_AFTER="0")
     with pytest.raises(ConfigError, match="PBEM_MAIL_RECOVER_AFTER"):
         from_env()
+
+
+def test_the_hold_of_a_your_turn_mail_is_three_minutes_unless_told(environ):
+    assert from_env().turn_mail_hold == 180
+    environ(PBEM_TURN_MAIL_HOLD="0")  # sent at once, as before the hold
+    assert from_env().turn_mail_hold == 0
+    environ(PBEM_TURN_MAIL_HOLD="600")
+    assert from_env().turn_mail_hold == 600
+    for bad in ("-1", "soon"):
+        environ(PBEM_TURN_MAIL_HOLD=bad)
+        with pytest.raises(ConfigError, match="PBEM_TURN_MAIL_HOLD"):
+            from_env()

@@ -182,6 +182,12 @@ def backend_for(config: Config) -> Backend:
 
 #: Writes an unwritten row's words into it (``services.game_mails.Writer.write``).
 Write = Callable[[Session, OutboxMessage], None]
+#: Why a due row is no longer to be sent, or None (``services.game_mails.Writer.unwanted``).
+Unwanted = Callable[[Session, OutboxMessage], str | None]
+
+
+def _wanted(session: Session, row: OutboxMessage) -> str | None:
+    return None
 
 
 def deliver_due(
@@ -193,6 +199,7 @@ def deliver_due(
     *,
     write: Write,
     recover_after: timedelta,
+    unwanted: Unwanted = _wanted,
 ) -> int:
     """Send the rows that are due; returns how many were sent.
 
@@ -201,12 +208,13 @@ def deliver_due(
     recorded in a second one. So a crash between the relay's 250 and that record leaves
     the row ``sending``, and it is sent again, with the same Message-ID, only after
     ``recover_after`` (docs/scaling.md, "Mail"). A row that cannot be written is kept
-    with the error, like one the relay refused.
+    with the error, like one the relay refused. A row that ``unwanted`` gives a reason
+    against is marked dropped with it, and never sent.
     """
     with db.read() as session:
         due = outbox.due(session, clock.now(), limit)
     try:
-        return _deliver(db, clock, backend, mail_from, due, write, recover_after)
+        return _deliver(db, clock, backend, mail_from, due, write, recover_after, unwanted)
     finally:
         backend.close()
 
@@ -219,11 +227,12 @@ def _deliver(
     due: list[int],
     write: Write,
     recover_after: timedelta,
+    unwanted: Unwanted,
 ) -> int:
     sent = 0
     for row_id in due:
         try:
-            claimed = _claim(db, clock.now(), mail_from, row_id, write, recover_after)
+            claimed = _claim(db, clock.now(), mail_from, row_id, write, recover_after, unwanted)
             if claimed is not None:
                 sent += _send(db, clock, backend, row_id, *claimed)
         except DatabaseUnavailable:
@@ -234,15 +243,26 @@ def _deliver(
 
 
 def _claim(
-    db: Database, now: datetime, mail_from: str, row_id: int, write: Write, recover_after: timedelta
+    db: Database,
+    now: datetime,
+    mail_from: str,
+    row_id: int,
+    write: Write,
+    recover_after: timedelta,
+    unwanted: Unwanted,
 ) -> tuple[EmailMessage, int] | None:
     """Claim, write and build one row, committed as ``sending``: its message and attempt
-    number, or None if it is not to be sent (taken, or refused and recorded so)."""
+    number, or None if it is not to be sent (taken, unwanted and dropped, or refused and
+    recorded so)."""
     with db.write() as session:
         # A second sender skips a row being claimed (PostgreSQL's SKIP LOCKED), or waits for
         # the write lock (SQLite's BEGIN IMMEDIATE); then it finds it sending and not due.
         row = outbox.claim(session, row_id, now)
         if row is None:
+            return None
+        reason = unwanted(session, row)
+        if reason is not None:  # its reader saw what it tells: never sent
+            outbox.mark_dropped(row, reason)
             return None
         if row.status == "sending":
             log.warning(

@@ -41,6 +41,7 @@ def message(
     language: str | None = None,
     about_n: int | None = None,
     chain_hash: str | None = None,
+    not_before: datetime | None = None,
 ) -> dict[str, Any]:
     """One outbox row's values, its ``Message-ID`` fixed now.
 
@@ -51,7 +52,8 @@ def message(
     header lets a mail client pick fonts, direction and spelling for it. A mail
     that tells of logged move ``about_n`` may come without its words: they are
     written from the log when it is sent; ``chain_hash`` is that move's, kept when the
-    words are pruned.
+    words are pruned. ``not_before``: it is not sent before then (a "your turn" mail is
+    held a few minutes, ``Config.turn_mail_hold``).
     """
     return dict(
         message_id=message_id or f"<{kind}.{secrets.token_hex(10)}@{domain_of(mail_from)}>",
@@ -70,5 +72,5 @@ def message(
         created_at=now,
         status="pending",
         attempts=0,
-        next_attempt_at=now,
+        next_attempt_at=not_before or now,
     )

@@ -9,7 +9,7 @@ move carries a Reply-To address that plays it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -21,6 +21,7 @@ from ..engine.explain import Account
 from ..i18n import Reader, gettext, ngettext, use_reader
 from ..i18n import lazy_gettext as _l
 from ..mail import compose, outbox
+from ..store import access_log
 from ..store import outbox as outbox_store
 from ..store.models import Game, OutboxMessage
 from .env import Env
@@ -122,6 +123,7 @@ def _envelope(
     message_id: str | None = None,
     about_n: int | None = None,
     chain_hash: str | None = None,
+    not_before: datetime | None = None,
 ) -> dict[str, Any]:
     """A mail to a seat as an outbox row, without its words: who, which thread, which id."""
     root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
@@ -140,6 +142,7 @@ def _envelope(
         language=to_seat.language,
         about_n=about_n,
         chain_hash=chain_hash,
+        not_before=not_before,
     )
 
 
@@ -284,6 +287,10 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
     the next round) is told in that seat's next "your turn" (``untold``). Queued in one
     statement, unwritten: ``Writer`` writes each from the log when it is sent (or shown
     in the dev inbox).
+
+    "Your turn" is held ``Config.turn_mail_hold`` seconds (3 minutes by default) and
+    dropped when it is due if the seat's page showed the move meanwhile (``Writer.unwanted``):
+    one who plays on the page, against the computer or a person, is not mailed each move.
     """
     to_move = moved.after.to_move
     if to_move is None or moved.move == "timeout":
@@ -294,11 +301,23 @@ def after_move(session: Session, env: Env, game: Game, moved: Moved) -> None:
         seats = (to_move, moved.seat)
     else:
         seats = (to_move,)
+    held = env.clock.now() + timedelta(seconds=env.config.turn_mail_hold)
     rows = []
     for seat in seats:
         kind = _told_kind(moved, seat)
         if _wants(game, seat, kind):
-            rows.append(_envelope(env, game, seat, kind, about_n=moved.n, chain_hash=moved.hash))
+            not_before = held if kind == "your_turn" else None
+            rows.append(
+                _envelope(
+                    env,
+                    game,
+                    seat,
+                    kind,
+                    about_n=moved.n,
+                    chain_hash=moved.hash,
+                    not_before=not_before,
+                )
+            )
     outbox_store.queue_all(session, rows)
 
 
@@ -430,6 +449,16 @@ class Writer:
         return Written(
             written.subject, written.text, written.html, {**row.headers, **written.headers}
         )
+
+    def unwanted(self, session: Session, row: OutboxMessage) -> str | None:
+        """Why a due row is no longer to be sent: a "your turn" whose move the seat's page
+        showed, through its link, while the mail was held; else None."""
+        game_id, seat, n = row.game_id, row.seat, row.about_n
+        if row.kind != "your_turn" or game_id is None or seat is None or n is None:
+            return None
+        if access_log.shown(session, game_id, seat, n, as_utc(row.created_at)):
+            return "not sent: the seat's page showed the move"
+        return None
 
     def write(self, session: Session, row: OutboxMessage) -> None:
         """Store the row's words, as it is about to be sent: the outbox keeps what went out."""

@@ -20,11 +20,12 @@ from ..engine.record import ENGINE, RULES
 from ..i18n import Reader, known_language, known_timezone
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
+from ..store import move_log, wakeup
 from ..store.models import Game, MoveRow, Player, Seat
 from . import game_mails, ratelimit
 from .deadlines import TurnClock, turn_clock
 from .env import Env
-from .errors import BadRequest
+from .errors import BadRequest, NotFound
 from .identity import (
     checked_email,
     checked_language,
@@ -557,6 +558,8 @@ def accept(
         match = state_of(env, game, [])
         for s in (0, 1):
             game_mails.dealt(session, env, game, s, match)
+        if match.to_move is not None and game.seats[match.to_move].bot is not None:
+            wakeup.computer_to_move(session)  # the computer starts: at once
         return True
 
 
@@ -647,6 +650,16 @@ def seat_page(
             late=playing and match.overdue == seat.seat,
             thinking=playing and info.computer is not None and match.to_move == info.computer[0],
         )
+
+
+def log_length(env: Env, public_id: str) -> int:
+    """How many moves a game's log holds, public as its move list: what a seat page that
+    waits for the other player asks every few seconds (one query, nothing written)."""
+    with env.db.read() as session:
+        n = move_log.length(session, public_id)
+    if n is None:
+        raise NotFound(_l("There is no game with that id."))
+    return n
 
 
 def public_page(env: Env, public_id: str) -> PublicPage:

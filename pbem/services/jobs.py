@@ -112,7 +112,8 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
 
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
-    """Send the outbox's due mails, writing those queued unwritten; returns how many went."""
+    """Send the outbox's due mails, writing those queued unwritten and dropping a "your
+    turn" whose move the seat's page showed; returns how many went."""
     writer = game_mails.Writer(env)
     return deliver_due(
         env.db,
@@ -122,6 +123,7 @@ def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
         limit,
         write=writer.write,
         recover_after=timedelta(seconds=env.config.mail_recover_after),
+        unwanted=writer.unwanted,
     )
 
 

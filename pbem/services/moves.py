@@ -21,7 +21,7 @@ from ..engine import Claim, MoveError, Resign, Timeout
 from ..engine.explain import Account, narrate, preview
 from ..i18n import lazy_gettext as _l
 from ..i18n.notation import parse as parse_in
-from ..store import move_log
+from ..store import move_log, wakeup
 from ..store.models import Game, Seat
 from ..store.move_log import LogRow, MovedOn
 from . import game_mails, notes, ratings
@@ -331,6 +331,8 @@ def _append(
             )
             grown = log.then(after, words, row)
             game_mails.after_move(session, env, game, game_mails.last_move(grown))
+            if after.to_move is not None and game.seats[after.to_move].bot is not None:
+                wakeup.computer_to_move(session)  # its move at once, not at the next run
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except MovedOn:  # another move took this n, or held SQLite's lock past the timeout

@@ -142,3 +142,24 @@ def reduce_rows(session: Session, reduced: list[dict[str, Any]], now: datetime) 
         ],
     )
     return result.rowcount if result.rowcount is not None and result.rowcount >= 0 else len(reduced)
+
+
+#: The actions that showed a seat its position: its page (and a page answering a form).
+SHOWN = ("view",)
+
+
+def shown(session: Session, game_id: int, seat: int, n: int, since: datetime) -> bool:
+    """Whether the seat's page, opened through its link, showed the log at move ``n`` or
+    later, at or after ``since`` (the time of move ``n``: it bounds the rows read)."""
+    found = session.scalar(
+        select(AccessLog.id)
+        .where(
+            AccessLog.game_id == game_id,
+            AccessLog.at >= since,
+            AccessLog.seat == seat,
+            AccessLog.action.in_(SHOWN),
+            AccessLog.seen_n >= n,
+        )
+        .limit(1)
+    )
+    return found is not None

@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Row, bindparam, insert, select
+from sqlalchemy import Row, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from .models import MoveRow
+from .models import Game, MoveRow
 
 
 class MovedOn(Exception):
@@ -59,6 +59,9 @@ _FROM = (
 _AT = select(MoveRow.at).where(MoveRow.game_id == bindparam("game_id"), MoveRow.n == bindparam("n"))
 _ALL = select(MoveRow).where(MoveRow.game_id == bindparam("game_id")).order_by(MoveRow.n)
 _SQLITE_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_LENGTH = select(
+    Game.id, select(func.max(MoveRow.n)).where(MoveRow.game_id == Game.id).scalar_subquery()
+).where(Game.public_id == bindparam("public_id"))
 
 
 def append(session: Session, game_id: int, row: LogRow, position: str) -> None:
@@ -84,6 +87,13 @@ def read_from(session: Session, game_id: int, n: int) -> list[Row[Any]]:
 def time_of(session: Session, game_id: int, n: int) -> datetime | None:
     """When move ``n`` of the game was logged (None if it was not)."""
     return session.scalar(_AT, {"game_id": game_id, "n": n})
+
+
+def length(session: Session, public_id: str) -> int | None:
+    """How many moves the game's log holds (the end of its ``(game_id, n)`` key); None for
+    no such game."""
+    found = session.execute(_LENGTH, {"public_id": public_id}).one_or_none()
+    return None if found is None else int(found[1] or 0)
 
 
 def rows(session: Session, game_id: int) -> list[MoveRow]:
@@ -116,4 +126,13 @@ def appending() -> Iterator[None]:
         raise
 
 
-__all__ = ["LOG_COLUMNS", "LogRow", "MovedOn", "append", "appending", "read_from", "rows"]
+__all__ = [
+    "LOG_COLUMNS",
+    "LogRow",
+    "MovedOn",
+    "append",
+    "appending",
+    "length",
+    "read_from",
+    "rows",
+]

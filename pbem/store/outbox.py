@@ -294,6 +294,11 @@ def mark_failed(
     return session.execute(_outcome(row_id, attempt).values(**values)).rowcount == 1
 
 
+def mark_dropped(row: OutboxMessage, reason: str) -> None:
+    """A claimed row is no longer wanted (its reader saw what it tells): never sent."""
+    row.status, row.last_error = "dropped", reason[:2000]
+
+
 def requeue(session: Session, row_id: int, now: datetime) -> OutboxMessage | None:
     """Put a failed (or pending, or sending) row back in line to be sent at once; None if
     sent or absent. A sending one may have reached the relay: it goes again, same Message-ID."""

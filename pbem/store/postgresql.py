@@ -156,6 +156,8 @@ def postgresql_engine(url: str, **kwargs: Any) -> Engine:
     ) -> None:
         if context.isinsert and not context.compiled.effective_returning:
             return  # its answer comes with the next statement's, an error included
+        if context.execution_options.get("pbem_unanswered"):
+            return  # a statement that returns nothing (a NOTIFY): the same
         connection.connection.dbapi_connection.answer()
 
     _begin_with_first_statement(engine)

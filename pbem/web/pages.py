@@ -133,6 +133,17 @@ def game(public_id: str) -> str:
     return render_template("web/game.html", page=page)
 
 
+@bp.get("/g/<public_id>/n")
+def log_length(public_id: str) -> Response:
+    """``{"n": moves logged}``: what a seat page waiting for the other player asks until the
+    log moves past the position it shows, then it asks for itself (static/follow.js). Public
+    like the move list, so it takes no seat link and writes nothing."""
+    n = games.log_length(services(), public_id)
+    return Response(
+        json.dumps({"n": n}), mimetype="application/json", headers={"Cache-Control": "no-store"}
+    )
+
+
 @bp.get("/g/<public_id>/record.json")
 def record(public_id: str) -> Response:
     data = records.export_record(services(), public_id)

@@ -1,5 +1,6 @@
 """While the computer is to move, its seat page says so and shows the move once it is
-made: with JavaScript by asking /api/seat (static/computer.js), without by its refresh."""
+made: with JavaScript by asking the log's length and then the page (static/follow.js),
+without by its refresh."""
 
 from __future__ import annotations
 

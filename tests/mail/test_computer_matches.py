@@ -19,7 +19,7 @@ from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
 from pbem.services import computer, games, jobs, records
 from pbem.store.models import Game, MoveRow, Player
-from tests.helpers import reply_headers
+from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.slow
 
 
 def _deliver(env) -> None:
+    past_the_hold(env)
     while jobs.deliver_mail(env, SmtpBackend(env.config), limit=1000):
         pass
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
 from pbem.services import games, jobs, link_recovery, log, moves, settings
-from tests.helpers import mails
+from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 
 LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")
@@ -108,11 +108,13 @@ def test_one_delivery_run_sends_its_mails_over_one_connection(smtp_env, smtp_ser
     env = smtp_env
     public_id = new_game(env)
     play(env, public_id, 4)
+    past_the_hold(env)
     queued = len(mails(env, public_id))
     # two invitations and one "your turn" per move (no receipt of a web move by default)
     assert jobs.deliver_mail(env, SmtpBackend(env.config), limit=10_000) == queued == 6
     assert len(smtp_server.received) == queued and smtp_server.connections == 1
     play(env, public_id, 1)
+    past_the_hold(env)
     deliver_all(env)  # the next run opens a connection of its own
     assert smtp_server.connections == 2
 

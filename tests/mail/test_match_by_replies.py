@@ -24,7 +24,7 @@ from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
 from pbem.services import games, jobs, records
 from pbem.store.models import Game, MoveRow, OutboxMessage
-from tests.helpers import reply_headers
+from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 
@@ -206,6 +206,7 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
     seen_by = {0: 0, 1: 0}  # how many received mails of each seat were checked
     try:
         for turn in range(400):
+            past_the_hold(env)
             while jobs.deliver_mail(env, SmtpBackend(env.config), limit=1000):
                 pass
             _check_no_seat_link_crosses(smtp_server, emails, tokens, seen_by)

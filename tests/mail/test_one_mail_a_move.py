@@ -147,3 +147,23 @@ def test_a_digest_seat_that_mails_a_move_in_gets_its_receipt(reply_env):
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
     web_move(env, public_id)
     assert mails(env, public_id, seat=0, kind="your_turn") == []  # still the digest's
+
+
+def test_a_player_away_from_the_page_gets_every_your_turn_after_the_hold(env, smtp_server):
+    """The hold (``PBEM_TURN_MAIL_HOLD``) drops a mail only when the seat's page showed its
+    move: players who never open their pages get one mail a move, each a few minutes late."""
+    from pbem.mail.delivery import SmtpBackend
+    from pbem.services import jobs
+
+    env.config = env.config.with_(mail_backend="smtp", smtp_port=smtp_server.port)
+    env.config = env.config.with_(smtp_host="127.0.0.1")
+    public_id = new_game(env)
+    for _ in range(6):
+        web_move(env, public_id)
+        env.clock.advance(seconds=20)
+    env.clock.advance(seconds=env.config.turn_mail_hold)
+    assert jobs.deliver_mail(env, SmtpBackend(env.config), limit=10_000) >= 2 + 6
+    told = mails(env, public_id, kind="your_turn")
+    assert [(m.about_n, m.status) for m in told] == [(n, "sent") for n in range(1, 7)]
+    received = {m["Message-ID"]: m["Subject"] for m in smtp_server.received}
+    assert [received[m.message_id] for m in told] == [m.subject for m in told]

@@ -16,7 +16,7 @@ from pbem.mail.delivery import SmtpBackend
 from pbem.services import games, jobs, log, moves
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
-from tests.helpers import mails
+from tests.helpers import mails, past_the_hold
 from tests.mail.play import ask_receipts, new_game, play, to_move, token
 from tests.mail.test_delivery import deliver_all
 
@@ -65,6 +65,7 @@ def test_a_sent_mail_keeps_the_words_that_went_out(smtp_env, smtp_server):
     public_id = new_game(env)
     ask_receipts(env, public_id)
     play(env, public_id, 3)
+    past_the_hold(env)
     assert deliver_all(env) >= 6
     by_id = {m["Message-ID"]: m for m in smtp_server.received}
     told = [r for r in stored(env, public_id) if r.kind in TOLD]
@@ -96,6 +97,7 @@ def test_a_mail_that_cannot_be_written_waits_with_the_reason_and_the_rest_go_out
             about_n=40,  # no such move in the log
         )
         outbox_store.queue(session, broken)
+    past_the_hold(env)
     deliver_all(env)
     rows = {r.message_id: r for r in stored(env, public_id)}
     row = rows[broken["message_id"]]

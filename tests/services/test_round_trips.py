@@ -124,3 +124,21 @@ def test_on_postgresql_a_seat_page_is_two_round_trips(env: Env):
     with round_trips(env) as count:
         games.seat_page(env, tokens[1], log.Client())
     assert count == [2]
+
+
+def test_on_postgresql_a_move_against_the_computer_is_two_round_trips_with_its_notify(env: Env):
+    """The NOTIFY that wakes the scheduler (store/wakeup.py) goes unanswered with the
+    INSERTs, and its answer comes with the COMMIT's: no round trip of its own."""
+    from pbem.services import computer
+
+    created = computer.start(
+        env, games.PlayerIn("Ada", "rt@example.test"), "easy", contribution=bytes(32)
+    )
+    computer.computer_moves(env)
+    token = created.tokens[0]
+    page = games.seat_page(env, token, log.Client())
+    move = games.legal_moves(env, token)[0]
+    with round_trips(env) as count, statements(env) as seen:
+        moves.submit_move(env, token, page.next_n, move, log.Client())
+    assert count == [2]
+    assert [s for s in seen if s.startswith("NOTIFY")] == ["NOTIFY pbem_computer"]

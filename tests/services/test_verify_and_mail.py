@@ -15,6 +15,7 @@ from pbem.services import games, jobs, log, moves, records
 from pbem.services.env import Env
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
+from tests.helpers import past_the_hold
 
 
 @pytest.fixture
@@ -87,6 +88,7 @@ def _pending(env, public_id):
 def test_console_and_file_backends_deliver_each_row_once(own_env, tmp_path):
     env = own_env  # an outbox of its own: not every mail the run has queued so far
     public_id = _play(env, 1)
+    past_the_hold(env)
     stream = io.StringIO()
     sent = 0
     while True:

@@ -101,12 +101,12 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     page = client.get(path)
     assert "The computer is thinking…" in page.text
     assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page.text
-    assert "/static/computer.js" in page.text
+    assert "/static/follow.js" in page.text and 'id="follow"' in page.text
     api = client.get("/api/seat", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert api["computer"] == {"seat": 1, "level": "easy", "thinking": True}
     computer.computer_moves(env)
     page = client.get(path)
-    assert "The computer is thinking…" not in page.text and "computer.js" not in page.text
+    assert "The computer is thinking…" not in page.text and "follow.js" not in page.text
     api = client.get("/api/seat", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert api["computer"] == {"seat": 1, "level": "easy", "thinking": False}
     mine = client.get("/me")

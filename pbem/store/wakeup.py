@@ -1,0 +1,114 @@
+"""The computer's wake-up: the transaction that makes it the computer's turn tells the
+scheduler, which plays the move at once instead of at its next ``computer`` run.
+
+On PostgreSQL the transaction sends ``NOTIFY pbem_computer``, which the server delivers
+when it commits (never for a transaction rolled back), to the scheduler's ``LISTEN`` on a
+connection of its own. On SQLite (one machine, no such messages) the scheduler asks
+ten times a second for the move log's newest id (the end of its primary key) and the
+number of games dealt (a scan of the games, which one machine's database keeps short).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Protocol
+
+from sqlalchemy import func, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+from .db import Database, is_sqlite
+from .models import Game, MoveRow
+
+CHANNEL = "pbem_computer"
+#: Sent without waiting for its answer (``postgresql.py``): it comes with the COMMIT's,
+#: so a move against the computer stays two round trips.
+_NOTIFY = text(f"NOTIFY {CHANNEL}").execution_options(pbem_unanswered=True)
+_NEWEST = select(func.max(MoveRow.id), select(func.count(Game.dealt_at)).scalar_subquery())
+#: SQLite: seconds between two looks at the move log.
+POLL = 0.1
+
+
+def computer_to_move(session: Session) -> None:
+    """In the transaction that makes it the computer's turn: wake the scheduler on commit."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection().execute(_NOTIFY)
+
+
+class Listener(Protocol):
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True if woken (it may be the computer's turn)."""
+
+
+class _Notifications:
+    """PostgreSQL: ``LISTEN`` on a plain psycopg connection (the pool's are pipelined)."""
+
+    def __init__(self, url: str) -> None:
+        import psycopg
+
+        parsed = make_url(url)
+        given = {
+            "host": parsed.host,
+            "port": parsed.port,
+            "dbname": parsed.database,
+            "user": parsed.username,
+            "password": parsed.password,
+            **{k: v for k, v in parsed.query.items() if isinstance(v, str)},
+        }  # what the URL leaves out, libpq's defaults give (a socket, PGUSER …)
+        self.connection = psycopg.connect(
+            autocommit=True, **{k: v for k, v in given.items() if v not in (None, "")}
+        )
+        self.connection.execute(f"LISTEN {CHANNEL}")
+
+    def wait(self, timeout: float) -> bool:
+        woken = False
+        for _ in self.connection.notifies(timeout=timeout, stop_after=1):
+            woken = True
+        if woken:  # the others that came meanwhile ask for the same run
+            for _ in self.connection.notifies(timeout=0):
+                pass
+        return woken
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class _Poll:
+    """SQLite: the move log's newest id and the games dealt, read every ``POLL`` seconds."""
+
+    def __init__(self, db: Database, poll: float) -> None:
+        self.db, self.poll = db, poll
+        self.newest = self._newest()
+
+    def _newest(self) -> tuple[object, ...]:
+        with self.db.read() as session:
+            return tuple(session.execute(_NEWEST).one())
+
+    def wait(self, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while True:
+            newest = self._newest()
+            if newest != self.newest:
+                self.newest = newest
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(self.poll, left))
+
+    def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def listening(db: Database, poll: float = POLL) -> Iterator[Listener]:
+    """A listener for the computer's wake-up, from now on (what came before is not told)."""
+    listener: _Notifications | _Poll = (
+        _Poll(db, poll) if is_sqlite(db.url) else _Notifications(db.url)
+    )
+    try:
+        yield listener
+    finally:
+        listener.close()
