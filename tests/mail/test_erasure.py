@@ -14,7 +14,7 @@ from sqlalchemy import MetaData, select
 from pbem.mail.delivery import BACKOFF, SmtpBackend
 from pbem.services import address_change, games, jobs, log, moves, ratings, records
 from pbem.store.models import OutboxMessage, Player
-from tests.helpers import csrf_of
+from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token
 from tests.web.test_players import SIGN_IN, fresh_ip, sign_in, sign_in_mail
 
@@ -134,6 +134,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     ratings.rebuild(env)
     # Bo plays on: his mails name the label, and none goes to her placeholder address
     play(env, running, 2)
+    past_the_hold(env)
     assert deliver_all(env) >= 1
     assert found_anywhere(env.db.engine, TRACES) == []
     assert to_move(env, running) is not None
@@ -148,6 +149,7 @@ def test_the_sent_mails_to_an_erased_player_keep_their_id_kind_and_time(smtp_env
     public_id = _new_game(env)
     play(env, public_id, 2)
     player_id = _signed_up(env, client)
+    past_the_hold(env)
     deliver_all(env)
     with env.db.read() as session:
         sent = {

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from pbem.services import audit, games, jobs, log, moves, retention
 from pbem.services.privacy import browser_family, mask_ip
 from pbem.store.models import AccessLog, OutboxMessage, SignInLink
+from tests.helpers import past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 from tests.web.test_players import sign_in
 
@@ -53,6 +54,7 @@ class _Null:
 def test_sent_mails_keep_their_words_for_the_period_then_only_what_audit_needs(env):
     public_id = new_game(env)
     play(env, public_id, 3)
+    past_the_hold(env)
     before = _sent(env, public_id)
     told = [r for r in before if r.about_n is not None]
     assert told and all(r.chain_hash and r.text_body for r in told)
