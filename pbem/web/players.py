@@ -35,7 +35,6 @@ from . import inputs
 from .client import client
 from .context import services
 from .locale import for_player, remember
-from .pages import clock_number
 
 bp = Blueprint("players", __name__)
 
@@ -288,6 +287,8 @@ def challenge_post() -> Any:
         days = None
         default = games.GameClock().days_per_move
         if inputs.text(form, "days_per_move", default=str(default)) not in ("", "none"):
+            from .pages import clock_number  # pages imports this module (signed_in)
+
             days = clock_number(form, "days_per_move", _l("Time per move"), default)
         challenges.post(
             services(),
