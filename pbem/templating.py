@@ -18,7 +18,7 @@ from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
 from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number, shown_percent
 from .i18n.notation import vocabulary
-from .i18n.words import card_label, card_list, move_text, tell
+from .i18n.words import came_in, card_label, card_list, move_text, tell
 
 
 def utc(moment: datetime | None) -> str:
@@ -121,6 +121,7 @@ def register_filters(env: Environment) -> None:
         "cards_text": cards_text,
         "card_label": card_label,
         "tell": tell,
+        "came_in": came_in,
         "move_text": move_text,
         "card_list": card_list,
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
