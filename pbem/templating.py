@@ -22,10 +22,10 @@ from .i18n.words import came_in, card_label, card_list, move_text, tell
 
 
 def utc(moment: datetime | None) -> str:
-    """``2026-12-02 09:05 UTC``."""
+    """``2026-12-02 09:05 UTC``, in the reader's digits (a Persian page mixes no two kinds)."""
     if moment is None:
         return ""
-    return as_utc(moment).strftime("%Y-%m-%d %H:%M UTC")
+    return digits(as_utc(moment).strftime("%Y-%m-%d %H:%M UTC"))
 
 
 def when(moment: datetime | None) -> str:
@@ -260,7 +260,7 @@ _EXAMPLES = (
 def bonus_sales() -> str:
     """``3, 4, and 5+``: the sale sizes that earn a bonus token (``rule_numbers.bonus_sizes``),
     listed as the reader's language lists; the last pile takes larger sales too."""
-    *sizes, last = (str(size) for size in RULE_NUMBERS.bonus_sizes)
+    *sizes, last = (shown_number(size) for size in RULE_NUMBERS.bonus_sizes)
     return format_list([*sizes, f"{last}+"], locale=reader().locale)
 
 

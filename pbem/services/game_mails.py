@@ -53,7 +53,7 @@ def _header(game: Game, *, over: bool) -> dict[str, Any]:
     return {
         "public_id": game.public_id,
         "commitment": game.commitment,
-        "seats": [{"name": s.name} for s in game.seats],
+        "seats": [{"name": name} for name in seat_names(game)],
         "seed": game.seed if over else None,
         "mixed": mixed,
         "server_seed": game.server_seed if over and mixed else None,
