@@ -14,6 +14,7 @@ from jinja2 import Environment, pass_context
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
+from .engine.record import RECORD_FORMAT, RECORD_FORMATS
 from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
 from .i18n import LANGUAGES, Reader, digits, gettext, reader, shown_number, shown_percent
@@ -144,6 +145,8 @@ def register_filters(env: Environment) -> None:
         on_windows=on_windows,
         rule_numbers=RULE_NUMBERS,
         bonus_sales=bonus_sales,
+        # what this server writes first, then the older ones it reads
+        record_formats=(RECORD_FORMAT, *(f for f in RECORD_FORMATS if f != RECORD_FORMAT)),
     )
 
 

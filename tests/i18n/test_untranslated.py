@@ -207,3 +207,12 @@ def test_the_computer_is_named_in_the_readers_words(client, env, language):
     left += check(language, "seat", visible("<main" + main))
     assert "Computer (normal)" not in page.text
     assert not left, "\n".join(left)
+
+
+def test_text_mails_have_no_runs_of_blank_lines(env):
+    """One blank line between paragraphs, never two: what a template leaves out (a line
+    for a condition that does not hold) leaves no gap."""
+    public_id = _game(env, "en")
+    for mail in mails(env, public_id):
+        assert "\n\n\n" not in mail.text_body.replace(" ", ""), (mail.kind, mail.text_body)
+        assert not mail.text_body.startswith("\n"), mail.kind
