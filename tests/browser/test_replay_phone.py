@@ -102,3 +102,39 @@ def test_persian_step_buttons_point_the_way_the_page_reads(browser, live_server,
         assert markers == "persian"
     finally:
         context.close()
+
+
+def test_a_phone_screenshot_of_a_real_analysis(browser, live_server, env):
+    """docs/screenshots/replay-analysis-phone{,-graph}.png come from here (build/screenshots):
+    a game judged by the real analysis, its step with a verdict and its graph, at 390 px."""
+    from pbem.services import analysis, log, moves
+    from tests.mail.play import new_game
+
+    public_id = new_game(env)
+    play(env, public_id, 14)
+    moves.submit_move(env, token(env, public_id, 0), 15, "resign", log.Client())
+    with env.db.read() as session:
+        game_id = log.game_row(session, public_id).id
+    analysis.analyse_slice(env, game_id, 100)
+    shown = analysis.public_analysis(env, public_id)
+    n = max(shown.moves.values(), key=lambda j: j.drop or 0).n  # the worst move: a verdict
+    context = browser.new_context(**PHONES[390])
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server}/g/{public_id}/replay?n={n}&lang=en")
+        assert page.is_visible(".verdict")
+        page.locator(".step").scroll_into_view_if_needed()
+        page.screenshot(
+            path=str(
+                screenshot(page, "replay-analysis-phone-full").parent / "replay-analysis-phone.png"
+            )
+        )
+        page.locator(".analysis").screenshot(
+            path=str(
+                screenshot(page, "replay-analysis-phone-full").parent
+                / "replay-analysis-phone-graph.png"
+            )
+        )
+        assert page.evaluate(CUT_OFF) == []
+    finally:
+        context.close()
