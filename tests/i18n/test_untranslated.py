@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import computer, games, jobs, link_recovery, log, moves, settings
+from pbem.services import computer, games, jobs, link_recovery, log, moves, records, settings
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge
@@ -189,6 +189,9 @@ def test_no_english_left_on_pages_and_mails(client, env, language):
         assert page.status_code == 200, where
         main = page.text.split("<main", 1)[1].split("</main>", 1)[0]
         left += check(language, where, visible("<main" + main))
+    if language == "fa":  # the move's number beside its notation, in the notation's digits
+        step = client.get(pages["replay"]).text
+        assert re.search(r'<code dir="auto">۳\. [^<0-9]+</code>', step)
     assert not left, "\n".join(left)
 
 
@@ -207,6 +210,9 @@ def test_the_computer_is_named_in_the_readers_words(client, env, language):
     left += check(language, "seat", visible("<main" + main))
     assert "Computer (normal)" not in page.text
     assert not left, "\n".join(left)
+    # the record is the same for every reader: the name as stored
+    record = records.operator_record(env, created.public_id)
+    assert [p["name"] for p in record["players"]] == ["Ada", "Computer (normal)"]
 
 
 def test_text_mails_have_no_runs_of_blank_lines(env):
