@@ -21,6 +21,7 @@ from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
 from ..services.errors import BadRequest
+from ..services.games import CLOCK_LIMITS
 
 #: A move number, a step of a replay: no game comes near this many moves.
 MAX_MOVE = 100_000
@@ -193,3 +194,10 @@ class BoundedString(UnicodeConverter):
         length: int | None = None,
     ) -> None:
         super().__init__(map, minlength, maxlength or MAX_SEGMENT, length)
+
+
+def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
+    """One of a clock's numbers from a form, within ``games.CLOCK_LIMITS[name]`` (the home
+    page's and a challenge's forms read the same bounds)."""
+    limit = CLOCK_LIMITS[name]
+    return number(form, name, low=limit.low, high=limit.high, label=label, default=default)

@@ -287,9 +287,7 @@ def challenge_post() -> Any:
         days = None
         default = games.GameClock().days_per_move
         if inputs.text(form, "days_per_move", default=str(default)) not in ("", "none"):
-            from .pages import clock_number  # pages imports this module (signed_in)
-
-            days = clock_number(form, "days_per_move", _l("Time per move"), default)
+            days = inputs.clock_number(form, "days_per_move", _l("Time per move"), default)
         challenges.post(
             services(),
             player.id,
