@@ -222,3 +222,13 @@ def test_text_mails_have_no_runs_of_blank_lines(env):
     for mail in mails(env, public_id):
         assert "\n\n\n" not in mail.text_body.replace(" ", ""), (mail.kind, mail.text_body)
         assert not mail.text_body.startswith("\n"), mail.kind
+
+
+def test_my_games_names_the_computer_in_the_readers_words(client, env):
+    from tests.web.test_players import sign_in
+
+    person = games.PlayerIn("Ada", "ada@example.test", "zh", "Asia/Shanghai")
+    computer.start(env, person, "normal", contribution=b"\x02" * 32)
+    sign_in(client, env, "ada@example.test")
+    page = client.get("/me?lang=zh").text
+    assert "电脑（普通）" in page and "Computer (normal)" not in page
