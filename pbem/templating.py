@@ -14,6 +14,7 @@ from jinja2 import Environment, pass_context
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
+from .engine.record import RECORD_FORMAT, RECORD_FORMATS
 from .engine.rng import RULES
 from .engine.views import RULE_NUMBERS
 from .i18n import (
@@ -27,14 +28,14 @@ from .i18n import (
     shown_percent,
 )
 from .i18n.notation import vocabulary
-from .i18n.words import card_label, card_list, move_text, tell
+from .i18n.words import came_in, card_label, card_list, move_text, tell
 
 
 def utc(moment: datetime | None) -> str:
-    """``2026-12-02 09:05 UTC``."""
+    """``2026-12-02 09:05 UTC``, in the reader's digits (a Persian page mixes no two kinds)."""
     if moment is None:
         return ""
-    return as_utc(moment).strftime("%Y-%m-%d %H:%M UTC")
+    return digits(as_utc(moment).strftime("%Y-%m-%d %H:%M UTC"))
 
 
 def when(moment: datetime | None) -> str:
@@ -135,6 +136,7 @@ def register_filters(env: Environment) -> None:
         "cards_text": cards_text,
         "card_label": card_label,
         "tell": tell,
+        "came_in": came_in,
         "move_text": move_text,
         "card_list": card_list,
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
@@ -158,6 +160,8 @@ def register_filters(env: Environment) -> None:
         on_windows=on_windows,
         rule_numbers=RULE_NUMBERS,
         bonus_sales=bonus_sales,
+        # what this server writes first, then the older ones it reads
+        record_formats=(RECORD_FORMAT, *(f for f in RECORD_FORMATS if f != RECORD_FORMAT)),
     )
 
 
@@ -274,7 +278,7 @@ _EXAMPLES = (
 def bonus_sales() -> str:
     """``3, 4, and 5+``: the sale sizes that earn a bonus token (``rule_numbers.bonus_sizes``),
     listed as the reader's language lists; the last pile takes larger sales too."""
-    *sizes, last = (str(size) for size in RULE_NUMBERS.bonus_sizes)
+    *sizes, last = (shown_number(size) for size in RULE_NUMBERS.bonus_sizes)
     return format_list([*sizes, f"{last}+"], locale=reader().locale)
 
 

@@ -75,8 +75,11 @@
     var r = root();
     if (!r) return;
     var key = e.key, target = null;
-    if (key === "ArrowLeft" || key === "k") target = r.dataset.prev;
-    else if (key === "ArrowRight" || key === "j") target = r.dataset.next;
+    // The arrow keys follow the buttons: on a right-to-left page "back" is on the right.
+    var rtl = document.documentElement.dir === "rtl";
+    var back = rtl ? "ArrowRight" : "ArrowLeft", on = rtl ? "ArrowLeft" : "ArrowRight";
+    if (key === back || key === "k") target = r.dataset.prev;
+    else if (key === on || key === "j") target = r.dataset.next;
     else if (key === "Home") target = r.dataset.first;
     else if (key === "End") target = r.dataset.end;
     else if (key === "ArrowUp") target = r.dataset.prevRound;

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..cli_env import ready_env
+from ..engine.record import RECORD_FORMAT
 
 PLAYER = re.compile(r"^\s*(?P<name>[^<>]+?)\s*<(?P<email>[^<>]+)>\s*$")
 
@@ -74,7 +75,7 @@ def list_games(limit: int) -> None:
         )
 
 
-@click.command("export")
+@click.command("export", help=f"Print a game's record ({RECORD_FORMAT}).")
 @click.argument("game_id")
 @click.option(
     "--full",
@@ -83,7 +84,6 @@ def list_games(limit: int) -> None:
     "(operator's audit copy; never give it to a player).",
 )
 def export(game_id: str, full: bool) -> None:
-    """Print a game's record (jaipur-record/1)."""
     from ..services import records
     from ..services.errors import ServiceError
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from babel.lists import format_list
 from babel.numbers import format_decimal
+from markupsafe import escape
 
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
@@ -280,3 +281,52 @@ def error_text(error: Exception) -> str:
         return template.format(**params)
     except (KeyError, IndexError, ValueError):  # a broken translation: fall back to English
         return MESSAGES[error.code].format(**params)
+
+
+def came_in(source: str | None) -> str:
+    """How a logged move came in (``services.moves.SOURCES``), in the reader's words: the
+    replay's step and the audit of a turn say it the same way."""
+    words = {
+        "web": lambda: _("through the seat page"),
+        "email": lambda: _("by email reply"),
+        "api": lambda: _("through the API"),
+        "timeout": lambda: _("by the server's clock (a deadline passed)"),
+        "cli": lambda: _("from the operator's command line"),
+        "bot": lambda: _("played by the computer"),
+    }
+    said = words.get(source or "")
+    return said() if said is not None else (source or "")
+
+
+class ComputerName(str):
+    """The computer's name as stored ("Computer (normal)", ``services.computer.name``) that
+    pages and mails show in the reader's words (zh 电脑（普通）). Its value, which the record,
+    the database and every comparison see, stays the stored one: a record is the same for
+    every reader. Only showing it (``str``, ``format``, Jinja's escaping) translates it."""
+
+    level: str
+
+    def __new__(cls, stored: str, level: str) -> ComputerName:
+        made = super().__new__(cls, stored)
+        made.level = level
+        return made
+
+    def shown(self) -> str:
+        said = {
+            "easy": lambda: _("Computer (easy)"),
+            "normal": lambda: _("Computer (normal)"),
+            "strong": lambda: _("Computer (strong)"),
+        }.get(self.level)
+        return said() if said is not None else str.__str__(self)
+
+    def __str__(self) -> str:
+        return self.shown()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.shown(), spec)
+
+    def __html__(self) -> str:
+        return str(escape(self.shown()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ComputerName, (str.__str__(self), self.level))

@@ -6,6 +6,7 @@ it uses its own Jinja environment rather than Flask's request-bound one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -51,7 +52,17 @@ def render(kind: str, **context: Any) -> tuple[str, str]:
     env = environment()
     text = env.get_template(f"mail/{kind}.txt").render(**_names(context, isolate))
     html = env.get_template(f"mail/{kind}.html").render(**_names(context, _bdi))
-    return text, html
+    return paragraphs(text), html
+
+
+#: Two or more lines with nothing on them but spaces, between two lines of text.
+_GAPS = re.compile(r"\n(?:[ \t]*\n){2,}")
+
+
+def paragraphs(text: str) -> str:
+    """A text mail with one blank line between paragraphs: a template's line whose
+    condition does not hold leaves no second one (lines with only spaces count as blank)."""
+    return _GAPS.sub("\n\n", text).lstrip("\n")
 
 
 def _bdi(name: str) -> Any:

@@ -57,6 +57,13 @@ class Judged:
     def mark(self) -> str:
         return MARKS.get(self.label or "", "")
 
+    def chance_of(self, seat: int) -> float | None:
+        """``seat``'s chance after this move: the mover's own figure, or for the other seat
+        what it leaves (a graph of one player's chance, which does not flip with the mover)."""
+        if self.after is None:
+            return None
+        return self.after if seat == self.seat else 1 - self.after
+
     @property
     def better(self) -> bool:
         """Whether a better move than the one played was found (it is then named)."""
@@ -107,17 +114,19 @@ class Shown:
 
 @dataclass(frozen=True, slots=True)
 class ChanceRound:
-    """One round of the win-chance graph: the judged turns of the round in order, each the
-    mover's chance after its move, from its own information."""
+    """One round of the win-chance graph: the judged turns of the round in order, drawn as
+    ``seat``'s chance (``Judged.chance_of``)."""
 
     number: int
+    seat: int
     first: int  # the frame before the round's first move (its deal)
     last: int
     points: tuple[Judged, ...]
 
 
-def chance_rounds(analysis: Shown, steps: Sequence[Any]) -> list[ChanceRound]:
-    """The graph's rounds, from the replay's steps (each has ``n`` and ``round``)."""
+def chance_rounds(analysis: Shown, steps: Sequence[Any], seat: int) -> list[ChanceRound]:
+    """The graph's rounds of ``seat``'s chance, from the replay's steps (each has ``n`` and
+    ``round``)."""
     rounds: dict[int, list[Any]] = {}
     for step in steps:
         rounds.setdefault(step.round, []).append(step)
@@ -128,7 +137,7 @@ def chance_rounds(analysis: Shown, steps: Sequence[Any]) -> list[ChanceRound]:
             for s in in_round
             if s.n in analysis.moves and analysis.moves[s.n].after is not None
         )
-        out.append(ChanceRound(number, in_round[0].n - 1, in_round[-1].n, points))
+        out.append(ChanceRound(number, seat, in_round[0].n - 1, in_round[-1].n, points))
     return out
 
 

@@ -19,6 +19,7 @@ from .errors import Forbidden, Frozen
 from .games import current_clock, turn_started
 from .identity import seats_of
 from .log import log_rows, state_of
+from .played import seat_names
 from .status import GameStatus
 
 
@@ -114,7 +115,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                 env.links.seat_token(game.public_id, seat.seat, seat.key_version) if links else None
             )
             url = env.seat_url(token) if token is not None else ""
-            opponent = game.seats[1 - seat.seat].name
+            opponent = seat_names(game)[1 - seat.seat]
             if not game.dealt:
                 out.append(
                     MyGame(

@@ -55,7 +55,7 @@ def _header(game: Game, *, over: bool) -> dict[str, Any]:
     return {
         "public_id": game.public_id,
         "commitment": game.commitment,
-        "seats": [{"name": s.name} for s in game.seats],
+        "seats": [{"name": name} for name in seat_names(game)],
         "seed": game.seed if over else None,
         "mixed": mixed,
         "server_seed": game.server_seed if over and mixed else None,
@@ -173,7 +173,7 @@ def _write(env: Env, game: Game, seat: int, draft: _Draft, now: datetime) -> Wri
     recipient: a mail caused by the other player's request is in the recipient's
     language. The seat's link and Reply-To carry its current key version.
     """
-    names = (game.seats[0].name, game.seats[1].name)
+    names = seat_names(game)
     context = dict(draft.context)
     headers: dict[str, str] = {}
     if draft.reply_n is not None:
@@ -202,7 +202,7 @@ def invitation(
     session: Session, env: Env, game: Game, seat: int, token: str, match: Match | None
 ) -> None:
     """The first mail of a game; ``match`` is None while the game waits to be accepted."""
-    opponent = game.seats[1 - seat].name
+    opponent = seat_names(game)[1 - seat]
     starts = match is not None and match.to_move == seat
     _queue(
         session,
@@ -222,7 +222,7 @@ def invitation(
 
 def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> None:
     """Both players accepted: the cards are dealt from the mixed seed."""
-    opponent = game.seats[1 - seat].name
+    opponent = seat_names(game)[1 - seat]
     starts = match.to_move == seat
     _queue(
         session,
@@ -353,7 +353,7 @@ def _told(
 ) -> _Draft:
     """The mail that tells ``seat`` of ``moved``, from the seat's view (invariant 7); a
     "your turn" tells first what no mail told the seat before (``untold``)."""
-    names = (game.seats[0].name, game.seats[1].name)
+    names = seat_names(game)
     after = moved.after
     kind = _told_kind(moved, seat)
     opponent = names[1 - seat]
@@ -507,7 +507,7 @@ def moved_at(session: Session, game: Game, n: int) -> Moved:
 
 
 def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reissued: bool) -> None:
-    opponent = game.seats[1 - seat].name
+    opponent = seat_names(game)[1 - seat]
     subject = (
         _l("Jaipur vs %(opponent)s — your new link", opponent=opponent)
         if reissued
@@ -545,7 +545,7 @@ def reminder(
         "reminder",
         _l(
             "Jaipur vs %(opponent)s — reminder: your move (%(n)s)",
-            opponent=game.seats[1 - seat].name,
+            opponent=seat_names(game)[1 - seat],
             n=turn.shown,
         ),
         dedupe=f"reminder:{game.id}:{turn.key}:{k}",
@@ -573,7 +573,7 @@ def deadline_warning(
         "deadline_warning",
         _l(
             "Jaipur vs %(opponent)s — your time runs out soon (move %(n)s)",
-            opponent=game.seats[1 - seat].name,
+            opponent=seat_names(game)[1 - seat],
             n=turn.shown,
         ),
         # once per deadline: time away moves the deadline, and the moved one is warned of again

@@ -28,6 +28,7 @@ from ..clock import as_utc, iso
 from ..engine import Match, MoveError
 from ..engine.explain import Account, narrate
 from ..engine.record import Digest
+from ..i18n.words import ComputerName
 from ..store import move_log
 from ..store.models import Game, MoveRow
 from ..store.move_log import LogRow
@@ -187,7 +188,12 @@ def position_digester(game: Game) -> Digest:
 
 
 def seat_names(game: Game) -> tuple[str, str]:
-    return (game.seats[0].name, game.seats[1].name)
+    """The seats' names; the computer's is shown in the reader's words (``ComputerName``)."""
+    return (_seat_name(game.seats[0]), _seat_name(game.seats[1]))
+
+
+def _seat_name(seat: Any) -> str:
+    return ComputerName(seat.name, seat.bot) if seat.bot else seat.name
 
 
 def _rows_from(session: Session, game: Game, n: int) -> list[Any]:

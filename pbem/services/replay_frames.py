@@ -205,17 +205,25 @@ class Replay:
         return jaipur.observe(state, viewer, seed_published=published, step=not deal)
 
     def chart(self, perspective: str) -> list[ChartRound]:
-        """Rupees over time in each round; the opponent's bonus values count only when known."""
+        """Rupees over time in each round; the opponent's bonus values count only when known.
+
+        A round's last point, once it is scored, is its score (camel token included), the
+        total the round's end tells: a page never shows two totals for one round."""
         viewer = Viewer(perspective)
         rounds: dict[int, list[tuple[int, int, int]]] = {}
-        partial = (False, False)
+        partial: dict[int, tuple[bool, bool]] = {}
         for n, state in enumerate(self.states):
             seen = self._observe(state, viewer)
-            first, second = seen.player(0), seen.player(1)
             number = seen.view.table.round
+            if seen.round_ended is not None:  # scored: everything counted is open
+                a, b = seen.round_ended.scores
+                rounds.setdefault(number, []).append((n, a, b))
+                partial[number] = (False, False)
+                continue
+            first, second = seen.player(0), seen.player(1)
             rounds.setdefault(number, []).append((n, first.known_rupees, second.known_rupees))
-            partial = (not first.bonus_known, not second.bonus_known)
-        return [ChartRound(k, tuple(v), partial) for k, v in sorted(rounds.items())]
+            partial[number] = (not first.bonus_known, not second.bonus_known)
+        return [ChartRound(k, tuple(v), partial[k]) for k, v in sorted(rounds.items())]
 
 
 # ------------------------------------------------------------ where replays come from

@@ -40,6 +40,11 @@ bp = Blueprint("replay", __name__)
 log = logging.getLogger(__name__)
 
 
+def _vs(names: tuple[str, str]) -> Any:
+    """A game's title, "Ada vs Bo", in the reader's words."""
+    return _l("%(first)s vs %(second)s", first=names[0], second=names[1])
+
+
 def _step(replay: Replay, default: int) -> int:
     """The step asked for (``?n=``): one that is not a step of any game has no page (404),
     like a step past the end of this one (tests/web/test_replay.py pins both)."""
@@ -103,9 +108,22 @@ def render_replay(
         computer=computer,  # a game against the computer is marked so
         analysis=analysis,
         judged=analysis.moves.get(n) if analysis is not None and n and not deal else None,
-        chances=chance_rounds(analysis, replay.all_steps) if analysis is not None else [],
+        chances=(
+            chance_rounds(analysis, replay.all_steps, _chance_seat(viewer_seat, perspective))
+            if analysis is not None
+            else []
+        ),
+        reader_seat=viewer_seat,
         upload=upload,
     )
+
+
+def _chance_seat(viewer_seat: int | None, perspective: str) -> int:
+    """Whose chance the graph follows: the reader's own seat, else the seat the replay is
+    seen as, else the first player."""
+    if viewer_seat is not None:
+        return viewer_seat
+    return int(perspective) if perspective in ("0", "1") else 0
 
 
 def _links(replay: Replay, frame: Any, url: Callable[[tuple[int, bool]], str]) -> dict[str, str]:
@@ -172,7 +190,7 @@ def public_whatif(public_id: str) -> Any:
     names = opened.game.names
     return render_whatif(
         opened.replay,
-        title=f"{names[0]} vs {names[1]}",
+        title=_vs(names),
         here=lambda **q: url_for("replay.public_whatif", public_id=public_id, **q),
         back=lambda n: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": "all"}),
         flag=opened.game.flag,
@@ -185,7 +203,7 @@ def record_whatif(digest: str) -> Any:
     replay = opened.replay
     return render_whatif(
         replay,
-        title=f"{replay.names[0]} vs {replay.names[1]}",
+        title=_vs(replay.names),
         here=lambda **q: url_for("replay.record_whatif", digest=digest, **q),
         back=lambda n: url_for("replay.record_replay", digest=digest, n=n, **{"as": "all"}),
         flag=opened.flag,
@@ -198,7 +216,7 @@ def public_replay(public_id: str) -> Any:
     names = opened.game.names
     return render_replay(
         opened.replay,
-        title=f"{names[0]} vs {names[1]}",
+        title=_vs(names),
         viewer_seat=None,
         nav=lambda n, p, deal=False: url_for(
             "replay.public_replay", public_id=public_id, n=n, **{"as": p}, **_deal(deal)
@@ -220,7 +238,7 @@ def seat_replay(token: str) -> Any:
     names = opened.game.names
     return render_replay(
         opened.replay,
-        title=f"{names[0]} vs {names[1]}",
+        title=_vs(names),
         viewer_seat=opened.viewer_seat,
         nav=lambda n, p, deal=False: url_for(
             "replay.seat_replay", token=token, n=n, **{"as": p}, **_deal(deal)
@@ -404,7 +422,9 @@ def record_replay(digest: str) -> Any:
     replay = opened.replay
     return render_replay(
         replay,
-        title=f"{replay.names[0]} vs {replay.names[1]} (record file)",
+        title=_l(
+            "%(first)s vs %(second)s (record file)", first=replay.names[0], second=replay.names[1]
+        ),
         viewer_seat=None,
         nav=lambda n, p, deal=False: url_for(
             "replay.record_replay", digest=digest, n=n, **{"as": p}, **_deal(deal)

@@ -48,9 +48,9 @@ def test_the_replay_shows_the_verdict_marks_counts_and_graph(client, analysed):
     if j.label:
         assert "better: <code" in page
     elif j.better:
-        assert "Good move · chance to win the match:" in page
+        assert "Fair move</b> · Ada's chance to win the match:" in page
     else:
-        assert "Best move found · chance to win the match:" in page
+        assert "Best move found</b> · Ada's chance to win the match:" in page
     assert f"{round(j.after * 100)}%" in page
     assert 'class="analysis"' in page and "Inaccuracies" in page
     assert page.count('class="chart chance-chart"') == 1  # one round was played
@@ -81,7 +81,7 @@ def test_a_marked_move_names_the_better_one(client, module_env):
         )
     page = client.get(f"/g/{public_id}/replay?n=1&lang=en").get_data(as_text=True)
     text = re.sub(r"<[^>]+>", "", page)
-    assert "Blunder ?? · better: take gold: 28% → 58%" in text
+    assert "Blunder ?? · better: take gold: Ada's chance to win the match 28% → 58%" in text
     assert 'title="Blunder">??</abbr>' in page  # its mark in the move list
 
 
