@@ -35,7 +35,6 @@ from . import inputs
 from .client import client
 from .context import services
 from .locale import for_player, remember
-from .pages import clock_number
 
 bp = Blueprint("players", __name__)
 
@@ -282,6 +281,8 @@ def challenge_list() -> str:
 
 @bp.post("/challenges")
 def challenge_post() -> Any:
+    from .pages import clock_number  # pages imports this module (signed_in)
+
     player = need_player()
     form = request.form
     try:
