@@ -135,7 +135,7 @@ MOVE_PATTERN = re.compile(
     r"(?:leather ){0,5}"
     r"for(?: diamond){0,5}(?: gold){0,5}(?: silver){0,5}(?: cloth){0,5}(?: spice){0,5}"
     r"(?: leather){0,5}(?: camel){0,5}"
-    r"|resign|timeout|claim)$"
+    r"|resign|timeout|claim)$(?!\n)"  # §3.2: the end of the text, not before a last \n
 )
 
 
@@ -639,6 +639,8 @@ def read_record(data: bytes) -> dict:
         raise NotARecord("first_player is not 0, 1 or null")
     if "commitment" in rec:
         rec["commitment"] = _hex_field(rec["commitment"], "commitment", version)
+    if "chain_start" in rec:  # §6.3
+        rec["chain_start"] = _hex_field(rec["chain_start"], "chain_start", version)
     if "seed" in rec and rec["seed"] is not None:
         rec["seed"] = _hex_field(rec["seed"], "seed", version)
     if "server_seed" in rec:
@@ -753,14 +755,29 @@ def check_seed_mix(rec: dict) -> None:
         raise CheckFailed("seed mix", "the seed does not follow from server_seed")
 
 
+def check_numbering(rec: dict) -> None:
+    """§5.2: a version-1 file without a chain still numbers its entries 1, 2, 3, …"""
+    for place, e in enumerate(rec["moves"], 1):
+        if e.get("n", place) != place:
+            raise CheckFailed("numbering", f"entry {place} is numbered {e['n']}")
+
+
 def check_chain(rec: dict) -> None:
     version = rec["format"]
     entries = rec["moves"]
-    if version == V1 and "commitment" not in rec and not any("hash" in e for e in entries):
+    chained = "commitment" in rec or "chain_start" in rec or any("hash" in e for e in entries)
+    if version == V1 and not chained:
+        check_numbering(rec)
         return
     if "commitment" not in rec:
         raise CheckFailed("chain", "no commitment")
     previous = header_hash0(rec) if version == V2 else rec["commitment"]
+    # §6.3: chain_start, where a file has it, is hash_0; a version-2 file without entries
+    # must have it (nothing else binds its header)
+    if "chain_start" in rec and rec["chain_start"] != previous:
+        raise CheckFailed("chain", "chain_start is not hash_0")
+    if version == V2 and not entries and "chain_start" not in rec:
+        raise CheckFailed("chain", "no entries and no chain_start: the header is not bound")
     for place, e in enumerate(entries, 1):
         n = e.get("n", place) if version == V1 else e.get("n")
         if n != place:
