@@ -20,6 +20,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
+from ..services import games
 from ..services.errors import BadRequest
 
 #: A move number, a step of a replay: no game comes near this many moves.
@@ -193,3 +194,10 @@ class BoundedString(UnicodeConverter):
         length: int | None = None,
     ) -> None:
         super().__init__(map, minlength, maxlength or MAX_SEGMENT, length)
+
+
+def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
+    """One of a clock's numbers from a form, within ``games.CLOCK_LIMITS[name]``: the home
+    page and a challenge read them alike."""
+    limit = games.CLOCK_LIMITS[name]
+    return number(form, name, low=limit.low, high=limit.high, label=label, default=default)

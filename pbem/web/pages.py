@@ -99,7 +99,7 @@ def _clock(form: Any) -> games.GameClock:
     days = inputs.text(form, "days_per_move", default=str(defaults.days_per_move))
 
     def number(name: str, label: Any) -> int:
-        return clock_number(form, name, label, getattr(defaults, name))
+        return inputs.clock_number(form, name, label, getattr(defaults, name))
 
     return games.GameClock(
         days_per_move=None
@@ -110,12 +110,6 @@ def _clock(form: Any) -> games.GameClock:
         timeout_action=inputs.text(form, "timeout_action", default=defaults.timeout_action),
         vacation_days=number("vacation_days", _l("Vacation days per player")),
     )
-
-
-def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
-    """One of a clock's numbers from a form, within ``games.CLOCK_LIMITS[name]``."""
-    limit = games.CLOCK_LIMITS[name]
-    return inputs.number(form, name, low=limit.low, high=limit.high, label=label, default=default)
 
 
 @bp.get("/g/<public_id>/created")

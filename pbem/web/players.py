@@ -281,15 +281,13 @@ def challenge_list() -> str:
 
 @bp.post("/challenges")
 def challenge_post() -> Any:
-    from .pages import clock_number  # pages imports this module (signed_in)
-
     player = need_player()
     form = request.form
     try:
         days = None
         default = games.GameClock().days_per_move
         if inputs.text(form, "days_per_move", default=str(default)) not in ("", "none"):
-            days = clock_number(form, "days_per_move", _l("Time per move"), default)
+            days = inputs.clock_number(form, "days_per_move", _l("Time per move"), default)
         challenges.post(
             services(),
             player.id,
