@@ -475,7 +475,11 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         )
     contributions = data.get("contributions")
     if contributions is not None:
-        if not isinstance(contributions, list) or len(contributions) != 2:
+        if (
+            not isinstance(contributions, list)
+            or len(contributions) != 2
+            or not all(isinstance(c, str) for c in contributions)  # a null one too
+        ):
             raise RecordError("'contributions' must be a list of two hex strings")
         contributions = tuple(_hex(c, "a contribution", None, strict) for c in contributions)
         low, high = 2 * rng.MIN_CONTRIBUTION_BYTES, 2 * rng.MAX_CONTRIBUTION_BYTES

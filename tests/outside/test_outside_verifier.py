@@ -1809,6 +1809,31 @@ case(
 )
 
 
+# Found by tampering at random (test_random_tampering_agrees): a `$` that also matched
+# before a final line feed in the outside verifier, an entry without `n` in version 2
+# (§4.7), and a contribution set to null, which `pbem verify` met with a traceback.
+case("contribution-null", edit(F, set_in(["contributions", 1], None)), 2)
+case("contribution-number", edit(F, set_in(["contributions", 0], 7)), 2)
+case(
+    "hash-final-newline",
+    edit(F, lambda d: d["moves"][3].update(hash=d["moves"][3]["hash"][:63] + "\n")),
+    2,
+)
+case("seed-final-newline", edit(F, lambda d: d.update(seed=d["seed"][:63] + "\n")), 2)
+case("v2-entry-without-n", edit(F, drop("moves", 5, "n")), 2)
+case(
+    "running-evidence-log-time-final-newline",
+    edit(
+        "running-evidence-other",
+        evidence_edit(lambda ev: ev["access_log"][-1].update(at=ev["access_log"][-1]["at"] + "\n")),
+    ),
+    1,
+)
+case(
+    "time-final-newline", edit(F, lambda d: d["moves"][0].update(at=d["moves"][0]["at"] + "\n")), 2
+)
+
+
 @pytest.fixture(scope="module")
 def files(served, synthetic, tmp_path_factory) -> dict[str, tuple[Path, int]]:
     """Every case written to a file, with the exit code of `pbem verify` on it."""
@@ -1874,6 +1899,77 @@ def test_batch_runs_are_the_command(files):
     for name, proc in zip(names, alone, strict=True):
         batch = files[name][1]
         assert (proc.returncode, proc.stdout) == (batch.returncode, batch.stdout), name
+
+
+# ---------------------------------------------------------------------------------------
+# Tampering at random: no file on which the docs leave the verdict open
+
+
+def _places(value, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a JSON value, as the keys and indexes that lead to it."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _places(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _places(item, (*prefix, i))
+    return out
+
+
+ODD_VALUES = (
+    *(None, True, False, 0, 1, 2, -1, 1.0, 10**20, "", "x", "Ada", "camels", "\x7f"),
+    *("take gold\n", "0" * 64, "A" * 64, "2026-12-02T09:05:11Z", [], {}, [0, 1]),
+)
+
+
+def tampered_at_random(doc: dict, rnd: random.Random) -> dict:
+    """A copy changed at one or two random places: a key dropped or added, a value
+    replaced by one of another kind or by its neighbour, a character of a string changed."""
+    doc = json.loads(json.dumps(doc))
+    for _ in range(rnd.choice((1, 1, 2))):
+        path = rnd.choice([p for p in _places(doc) if p])
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        key, value, r = path[-1], target[path[-1]], rnd.random()
+        if r < 0.25:
+            del target[key]
+        elif r < 0.35 and isinstance(target, dict):
+            target["extra"] = rnd.choice(ODD_VALUES)
+        elif r < 0.5 and isinstance(value, str):
+            i = rnd.randrange(len(value) + 1)
+            target[key] = value[:i] + rnd.choice("0af\x7f\n Z") + value[i + 1 :]
+        elif r < 0.6 and v.is_int(value):
+            target[key] = value + rnd.choice((-1, 1))
+        else:
+            target[key] = rnd.choice(ODD_VALUES)
+    return doc
+
+
+@SLOW
+def test_random_tampering_agrees(served, synthetic, tmp_path):
+    """Every kind of file the server and the outside engine write, and copies of each
+    tampered at random: the outside verifier and `pbem verify` give every one the same
+    verdict, and `pbem verify` never a traceback."""
+    rnd = random.Random(35)
+    bases = {name: json.loads(data) for name, data in served.base.items()}
+    bases.update(synthetic.docs)
+    paths = []
+    for name, doc in bases.items():
+        for i in range(25):
+            path = tmp_path / f"{name}-{i}.json"
+            copy = doc if i == 0 else tampered_at_random(doc, rnd)
+            path.write_text(json.dumps(copy, ensure_ascii=False), encoding="utf-8")
+            paths.append(path)
+    done = pbem_many([["verify", str(p)] for p in paths])
+    differ = [
+        (path.name, v.check_file(path)[1], theirs.stdout + theirs.stderr[-300:])
+        for path, theirs in zip(paths, done, strict=True)
+        if v.check_file(path)[0] != theirs.returncode or "Traceback" in theirs.stderr
+    ]
+    assert not differ, differ[:5]
+    assert all(theirs.returncode == 0 for theirs in done[::25])  # the files as written
 
 
 # ---------------------------------------------------------------------------------------

@@ -516,7 +516,7 @@ MIME_WORD = re.compile(r"=\?[^?\s]*\?[bBqQ]\?[^?]*\?=")  # §4.2 (RFC 2047's, lo
 
 def has_time_form(value: Any) -> bool:
     """The form ``YYYY-MM-DDTHH:MM:SSZ`` of the Conventions (digits only)."""
-    return isinstance(value, str) and TIME.match(value) is not None
+    return isinstance(value, str) and TIME.fullmatch(value) is not None  # no final \n
 
 
 def is_time(value: Any) -> bool:
@@ -614,7 +614,7 @@ def parse_json(data: bytes) -> Any:
 
 
 def _hex_field(value: Any, what: str, version: str, digits: int | None = 64) -> str:
-    if not isinstance(value, str) or not HEX.match(value):
+    if not isinstance(value, str) or not HEX.fullmatch(value):  # `$` passes a final \n
         raise NotARecord(f"{what} is not hex")
     if digits is not None and len(value) != digits:
         raise NotARecord(f"{what} is not {digits} hex digits")
@@ -679,6 +679,8 @@ def read_record(data: bytes) -> dict:
         e = dict(entry)
         if "n" in e and not is_int(e["n"]):
             raise NotARecord(f"entry {place}: n is not an integer")
+        if version == V2 and "n" not in e:  # §4.7
+            raise NotARecord(f"entry {place}: no n in version 2")
         if "seat" in e and e["seat"] is not None and not is_seat(e["seat"]):
             raise NotARecord(f"entry {place}: seat is not 0, 1 or null")
         if "at" in e:
