@@ -134,8 +134,9 @@ def moves_command(file: str) -> None:
 )
 def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
     """Check records: format, seed against commitment, hash chain, times, replay, position
-    digests, result and dispute evidence. Exit 0 when every file holds, 1 when a check
-    fails, 2 when a file is not a record."""
+    digests, result and dispute evidence. One line per file: ``ok``, ``FAIL`` (a check
+    failed) or ``NOT A RECORD``. Exit 0 when every file holds, 1 when a check fails, 2
+    when a file is not a record."""
     if not files and not game_ids:
         raise click.UsageError("name record files, or --game GAME_ID")
     worst = 0  # 0 every file holds, 1 a check failed, 2 a file is not a record
@@ -148,13 +149,13 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
         try:
             record = read_record(path)
         except RecordError as exc:
-            click.echo(f"FAIL {path}: not a record: {exc}")
+            click.echo(f"NOT A RECORD {path}: {exc}")
             worst = 2
             continue
         try:
             report = verify(record)
         except Exception as exc:  # a file the checks did not foresee: said, never a traceback
-            click.echo(f"FAIL {path}: not a record: it could not be checked ({exc!r})")
+            click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
             worst = 2
             continue
         if report.ok:

@@ -188,6 +188,9 @@ class Record:
     tie_policy: str = TIE_POLICY
     extra: dict[str, Any] = field(default_factory=dict)
     format: str = RECORD_FORMAT
+    #: ``chain_start`` as the file states it: ``hash_0`` (§6.3), so that a version-2 file
+    #: binds its header even before its first entry. ``None`` where a file has none.
+    start: str | None = None
 
     @property
     def seed_bytes(self) -> bytes | None:
@@ -227,6 +230,8 @@ class Record:
         out["first_player"] = self.first_player
         if self.created_at is not None:
             out["created_at"] = self.created_at
+        if self.start is not None:
+            out["chain_start"] = self.start
         out["moves"] = [m.to_json() for m in self.moves]
         if self.result is not None:
             out["result"] = self.result
@@ -407,6 +412,7 @@ _KNOWN = frozenset(
         "contributions",
         "first_player",
         "created_at",
+        "chain_start",
         "moves",
         "result",
     }
@@ -469,7 +475,11 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         )
     contributions = data.get("contributions")
     if contributions is not None:
-        if not isinstance(contributions, list) or len(contributions) != 2:
+        if (
+            not isinstance(contributions, list)
+            or len(contributions) != 2
+            or not all(isinstance(c, str) for c in contributions)  # a null one too
+        ):
             raise RecordError("'contributions' must be a list of two hex strings")
         contributions = tuple(_hex(c, "a contribution", None, strict) for c in contributions)
         low, high = 2 * rng.MIN_CONTRIBUTION_BYTES, 2 * rng.MAX_CONTRIBUTION_BYTES
@@ -512,6 +522,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         tie_policy=data.get("tie_policy", TIE_POLICY),
         extra={k: v for k, v in data.items() if k not in _KNOWN},
         format=fmt,
+        start=_hex(data.get("chain_start"), "'chain_start'", 32, strict),
     )
 
 
@@ -618,8 +629,21 @@ def build_record(
     contributions: tuple[bytes, bytes] | None = None,
     record_format: str = RECORD_FORMAT,
 ) -> Record:
-    """A record of a game; pass ``seed=None`` while it runs (the seed is still secret)."""
+    """A record of a game; pass ``seed=None`` while it runs (the seed is still secret).
+
+    A version-2 record states its ``chain_start`` (§6.3): with no entry yet, nothing
+    else binds its header."""
+    start = None
+    if record_format != RECORD_V1:
+        start = chain_start(
+            record_format,
+            commitment,
+            game_id=game_id,
+            created_at=created_at,
+            first_player=first_player,
+        )
     return Record(
+        start=start,
         format=record_format,
         seed=None if seed is None else seed.hex(),
         moves=tuple(moves),

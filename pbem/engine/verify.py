@@ -56,14 +56,30 @@ class Verification:
         return next((c for c in self.checks if not c.ok), None)
 
 
+def _misnumbered(place: int, entry: LoggedMove) -> str | None:
+    """Why an entry's ``n`` is not its place in the log (1, 2, 3, …), if it is not."""
+    return None if entry.n == place else f"move {place} is numbered {entry.n}"
+
+
+def verify_numbering(moves: Sequence[LoggedMove]) -> tuple[int | None, str]:
+    """The first entry numbered other than its place, and why: the check a version-1
+    file without a chain still gets (a chained file's numbering is part of its chain)."""
+    for i, entry in enumerate(moves, start=1):
+        why = _misnumbered(i, entry)
+        if why is not None:
+            return i, why
+    return None, ""
+
+
 def verify_chain(start: str, moves: Sequence[LoggedMove]) -> tuple[int | None, str]:
     """The first move whose chain hash is wrong or missing, and why (``None`` if all hold).
 
     ``start`` is ``hash_0`` (``Record.chain_start``: the commitment in version 1)."""
     previous = start
     for i, entry in enumerate(moves, start=1):
-        if entry.n != i:
-            return entry.n, f"move {i} is numbered {entry.n}"
+        misnumbered = _misnumbered(i, entry)
+        if misnumbered is not None:
+            return entry.n, misnumbered
         if entry.hash is None or entry.seat is None or entry.at is None:
             return i, f"move {i} lacks its seat, time or hash"
         expected = chain_hash(previous, i, entry.seat, entry.move, entry.at)
@@ -71,6 +87,20 @@ def verify_chain(start: str, moves: Sequence[LoggedMove]) -> tuple[int | None, s
             return i, f"move {i}: the chain hash does not match (the log was altered)"
         previous = entry.hash
     return None, ""
+
+
+def _start_problem(record: Record, start: str) -> str | None:
+    """Why the file's ``chain_start`` does not bind it to its header (§6.3), if it does not.
+
+    A version-2 file with entries binds its header through their hashes; one without
+    any has only ``chain_start`` to do it, and must carry it."""
+    if record.start is not None and record.start != start:
+        if record.format == RECORD_V1:
+            return "chain_start is not the commitment, where a version-1 chain starts"
+        return "chain_start is not hash_0 of this header and commitment: one of them was changed"
+    if record.start is None and record.format != RECORD_V1 and not record.moves:
+        return "a version-2 file without moves has no chain_start: nothing binds its header"
+    return None
 
 
 def _times_in_order(record: Record) -> tuple[int | None, str]:
@@ -228,7 +258,11 @@ def verify(record: Record) -> Verification:
         checks.extend(_seed_checks(record, seed))
 
     strict = record.format != RECORD_V1
-    chained = record.commitment is not None or any(m.hash is not None for m in record.moves)
+    chained = (
+        record.commitment is not None
+        or record.start is not None
+        or any(m.hash is not None for m in record.moves)
+    )
     if (strict or chained) and record.commitment is None:
         # hash_0 is the commitment (§4.4, §6.3): hashes without one prove nothing
         checks.append(Check("chain", False, "the record has no commitment to start its chain"))
@@ -236,8 +270,18 @@ def verify(record: Record) -> Verification:
     if chained:
         assert record.commitment is not None
         start = record.chain_start(record.commitment)
-        broken, why = verify_chain(start, record.moves)
-        checks.append(Check("chain", broken is None, why or f"{len(record.moves)} moves chained"))
+        broken, why = verify_chain(start, record.moves)  # a broken entry is named first
+        unbound = None if broken is not None else _start_problem(record, start)
+        why = unbound or why
+        ok = unbound is None and broken is None
+        checks.append(Check("chain", ok, why or f"{len(record.moves)} moves chained"))
+        if broken is not None:
+            bad.append(broken)
+    else:  # a version-1 file without a chain: its entries are still numbered (§5.2)
+        broken, why = verify_numbering(record.moves)
+        checks.append(
+            Check("numbering", broken is None, why or "the moves are numbered 1, 2, 3, …")
+        )
         if broken is not None:
             bad.append(broken)
     late, why = _times_in_order(record)

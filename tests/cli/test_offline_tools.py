@@ -116,7 +116,8 @@ def test_verify_passes_good_records_and_names_the_broken_check(files):
     assert lines[1].startswith("FAIL") and "chain" in lines[1]
     worse = run("verify", files["finished"], files["tampered"], files["bad_json"])
     assert worse.exit_code == 2  # a file that is not a record outranks a failed check
-    assert worse.output.splitlines()[2].startswith("FAIL") and "not a record" in worse.output
+    third = worse.output.splitlines()[2]  # §5.1: not a record is not a failed check
+    assert third.startswith("NOT A RECORD ") and "FAIL" not in third
 
 
 def test_the_installed_command_runs_without_server_or_database(files):
@@ -148,7 +149,10 @@ def test_a_malformed_file_is_exit_2_with_one_line_for_every_tool(tmp_path, conte
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         said = (proc.stdout + proc.stderr).strip()
         assert "Traceback" not in said and len(said.splitlines()) == 1, (command, said)
-        assert "not a" in said  # "not a record" / "not a game record"
+        if command == "verify":  # §5.1: its line names the verdict first
+            assert said.startswith("NOT A RECORD ") and "FAIL" not in said, said
+        else:
+            assert "not a" in said  # "not a game record"
 
 
 def test_a_running_games_file_verifies_and_says_what_it_could_not_check(tmp_path):
@@ -180,6 +184,6 @@ def test_verify_reports_every_file_even_after_one_that_is_no_text(files, tmp_pat
     result = run("verify", str(path), files["finished"])
     assert result.exit_code == 2, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("FAIL") and "surrogate" in lines[0]
+    assert lines[0].startswith("NOT A RECORD ") and "surrogate" in lines[0]
     assert any(line.startswith("ok") for line in lines[1:])
     assert "Traceback" not in result.output

@@ -104,6 +104,54 @@ def test_the_chain_starts_from_the_header_so_a_log_cannot_pass_as_another_games(
         assert report.first_failure.name == "chain" and report.first_bad_move == 1, change
 
 
+def test_a_record_without_moves_binds_its_header_through_chain_start(finished):
+    """§6.3: with no entry, ``chain_start`` is what binds the header (issue 35)."""
+    empty = dataclasses.replace(finished, moves=(), result=None)
+    assert empty.start == empty.chain_start(empty.commitment)
+    assert _json(empty)["chain_start"] == empty.start
+    assert verify(load_record(empty.dumps())).ok
+    for change in (
+        {"game_id": "another"},
+        {"created_at": "2026-12-01T09:00:00Z"},
+        {"first_player": 0},
+        {"format": "jaipur-record/1"},
+        {"commitment": rng.commitment(bytes(32)), "seed": None},
+        {"start": None},
+    ):
+        report = verify(dataclasses.replace(empty, **change))
+        assert report.first_failure is not None, change
+        assert report.first_failure.name == "chain" and report.first_bad_move is None, change
+
+
+def test_chain_start_is_checked_where_a_record_has_moves_and_kept_as_the_file_gives_it(
+    finished,
+):
+    assert verify(dataclasses.replace(finished, start=None)).ok  # written before it existed
+    data = _json(finished)
+    data["chain_start"] = "0" * 64
+    loaded = load_record(json.dumps(data))
+    assert json.loads(loaded.dumps())["chain_start"] == "0" * 64  # not recomputed
+    failure = verify(loaded).first_failure
+    assert failure is not None and failure.name == "chain" and "chain_start" in failure.detail
+    for bad in (None, "0" * 63, "A" * 64, 7):
+        with pytest.raises(RecordError):
+            load_record(json.dumps({**data, "chain_start": bad}))
+
+
+def test_an_unchained_version_1_file_is_still_numbered():
+    """§5.2 numbering: without commitment and hashes, a wrong ``n`` still fails."""
+    record = play_record(SEED, 7, record_format="jaipur-record/1")
+    data = _json(record)
+    data.pop("commitment")
+    for entry in data["moves"]:
+        entry.pop("hash")
+    assert verify(load_record(json.dumps(data))).ok
+    data["moves"][2]["n"] = 999
+    report = verify(load_record(json.dumps(data)))
+    assert report.first_failure is not None and report.first_failure.name == "numbering"
+    assert report.first_bad_move == 3
+
+
 def test_names_stay_outside_the_chain_so_an_erased_name_still_verifies(finished):
     erased = dataclasses.replace(
         finished, players=({"seat": 0, "name": "erased player"}, finished.players[1])

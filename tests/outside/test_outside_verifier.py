@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import secrets
 import subprocess
 import sys
@@ -330,6 +331,74 @@ def test_the_move_pattern():
             v.parse_move(text)
 
 
+DOC = (ROOT / "docs" / "record-format.md").read_text(encoding="utf-8")
+
+
+def test_both_shuffle_vectors_of_section_2_6():
+    """§2.6 shows the two seeds of its vector file, each with its deals of rounds 1 to 3."""
+    blocks = re.findall(r"```json\n(.*?)```", DOC, flags=re.S)
+    vectors = [json.loads(b) for b in blocks if '"round1_deck"' in b]
+    assert len(vectors) == 2 and vectors[0]["seed"] == VECTOR["seed"]
+    for vector in vectors:
+        seed = bytes.fromhex(vector["seed"])
+        assert hashlib.sha256(seed).hexdigest() == vector["commitment"]
+        assert v.drawn_first_player(seed) == vector["first_player"]
+        for r in (1, 2, 3):
+            deck = v.shuffle(v.DECK_CARDS, seed, f"jaipur/1/round/{r}/deck")
+            assert deck == vector[f"round{r}_deck"]
+            for size, values in v.BONUS_PILES.items():
+                label = f"jaipur/1/round/{r}/bonus{size}"
+                assert v.shuffle(values, seed, label) == vector[f"round{r}_bonus{size}"]
+
+
+def test_the_pattern_of_section_3_2_ends_at_the_end_of_the_text():
+    """§3.2's pattern, as the page writes it, in Python's dialect (where `$` alone would
+    also match before a final line feed): a text with a line feed after it is refused."""
+    block = DOC.split("### 3.2", 1)[1].split("```", 2)[1]
+    pattern = "".join(line.strip() for line in block.strip().splitlines())
+    assert v.MOVE_PATTERN.pattern == pattern
+    for text in ("take gold", "camels", "sell 2 silver", "claim"):
+        assert re.match(pattern, text) and re.search(pattern, text)
+    for text in (
+        "take gold\n",
+        "camels\n",
+        "claim\n",
+        "exchange spice spice for cloth camel\n",
+        "take gold\n\n",
+        "\ntake gold",
+    ):
+        assert re.match(pattern, text) is None and re.search(pattern, text) is None, text
+
+
+def _as_the_conventions_say(text: str) -> str:
+    """A JSON string as the Conventions' sentence on canonical JSON describes it."""
+    named = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f"}
+    named["\r"] = "\\r"
+    out = []
+    for ch in text:
+        if ch in named:
+            out.append(named[ch])
+        elif "\u0020" <= ch <= "\u007e":
+            out.append(ch)
+        elif ord(ch) > 0xFFFF:
+            high, low = divmod(ord(ch) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}")
+    return '"' + "".join(out) + '"'
+
+
+def test_canonical_json_is_what_the_conventions_say():
+    """Every character but the surrogates, written as the Conventions say, is what
+    `json.dumps` writes: U+007F among the escaped ones; keys sorted by code point."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert v.canonical_json(every) == _as_the_conventions_say(every)
+    assert v.canonical_json("\x7f") == '"\\u007f"' and "`\\u007f`" in DOC
+    assert v.canonical_json({"🐪": 0, "\uffff": 1, "z": 2}) == (
+        '{"z":2,"\\uffff":1,"\\ud83d\\udc2a":0}'
+    )
+
+
 # ---------------------------------------------------------------------------------------
 # Records the outside engine writes itself (with timeouts, claims, resignations, v1 and v2)
 
@@ -352,6 +421,8 @@ def rechain(doc: dict, seed: bytes | None = None) -> dict:
     """Recompute the chain (and, with the seed, the position digests) of a record."""
     version = doc["format"]
     previous = v.header_hash0(doc) if version == v.V2 else doc["commitment"]
+    if "chain_start" in doc:  # §6.3: hash_0 as the file states it
+        doc["chain_start"] = previous
     match = v.Match(seed, doc.get("first_player")) if seed else None
     for e in doc["moves"]:
         e["hash"] = previous = v.chain_link(previous, e["n"], e["seat"], e["move"], e["at"])
@@ -423,6 +494,13 @@ def synthetic_record(
         doc["moves"].append({"n": n, "seat": seat, "move": text, "at": stamp(t)})
     rechain_positions(doc, seed)
     doc["result"] = match.result()
+    return with_chain_start(doc)
+
+
+def with_chain_start(doc: dict) -> dict:
+    """§6.3: a version-2 writer states hash_0 as ``chain_start``."""
+    if doc["format"] == v.V2:
+        doc["chain_start"] = v.header_hash0(doc)
     return doc
 
 
@@ -495,7 +573,7 @@ def replayed_record(seed_rng: int, version: str = v.V2) -> dict:
         )
     rechain_positions(doc, seed)
     doc["result"] = match.result()
-    return doc
+    return with_chain_start(doc)
 
 
 def tied_round_record(rnd: random.Random) -> dict:
@@ -1609,6 +1687,153 @@ case(
 )
 
 
+# -- The open questions of issue 35, each decided by a sentence of docs/record-format.md --
+
+# §6.3: a version-2 file binds its header even with no entries: it states hash_0 as
+# `chain_start`, which a file without entries must have.
+NM = "running-export-no-moves"
+case("no-moves-game-id-changed", edit(NM, set_in(["game_id"], "zzzzzzzzzz")), 1)
+case("no-moves-created-at-changed", edit(NM, set_in(["created_at"], "2000-01-01T00:00:00Z")), 1)
+case(
+    "no-moves-first-player-changed",
+    edit(NM, lambda d: d.update(first_player=0 if d["first_player"] != 0 else 1)),
+    1,
+)
+case(
+    "no-moves-commitment-changed",
+    edit(NM, set_in(["commitment"], hashlib.sha256(b"another game").hexdigest())),
+    1,
+)
+case("no-moves-format-v1", edit(NM, set_in(["format"], v.V1)), 1)
+case("no-moves-chain-start-removed", edit(NM, drop("chain_start")), 1)
+case("no-moves-chain-start-upper", edit(NM, upper("chain_start")), 2)
+case("no-moves-chain-start-null", edit(NM, set_in(["chain_start"], None)), 2)
+case(
+    "no-moves-chain-start-short", edit(NM, lambda d: d.update(chain_start=d["chain_start"][:62])), 2
+)
+case("no-moves-rules-removed", edit(NM, drop("rules")), 0)  # the default is the value
+case("no-moves-player-renamed", edit(NM, set_in(["players", 0, "name"], "Anonymous player")), 0)
+
+
+def no_moves(doc):
+    doc["moves"] = []
+    doc.pop("result", None)
+
+
+S2 = "syn-v2-chosen-seals"
+case("v2-no-moves", edit(S2, no_moves), 0)
+case("v2-no-moves-game-id-changed", edit(S2, then(no_moves, set_in(["game_id"], "other"))), 1)
+case("v2-no-moves-chain-start-removed", edit(S2, then(no_moves, drop("chain_start"))), 1)
+case(
+    "v2-no-moves-first-player-changed",
+    edit(S2, then(no_moves, lambda d: d.update(first_player=1 - d["first_player"]))),
+    1,
+)
+case(
+    "v2-moves-missing-chain-start-removed",
+    edit(S2, lambda d: (d.pop("moves"), d.pop("result"), d.pop("chain_start"))),
+    1,
+)
+# a version-2 file with entries and no chain_start (written before it existed) still verifies
+case("chain-start-removed", edit(F, drop("chain_start")), 0)
+case("chain-start-changed", edit(F, set_in(["chain_start"], "0" * 64)), 1)
+case("chain-start-upper", edit(F, upper("chain_start")), 2)
+case("running-chain-start-changed", edit(E, set_in(["chain_start"], "0" * 64)), 1)
+# in version 1, hash_0 is the commitment: a chain_start there must be it
+case(
+    "v1-chain-start-is-the-commitment", edit(C1, lambda d: d.update(chain_start=d["commitment"])), 0
+)
+case("v1-chain-start-other", edit(C1, set_in(["chain_start"], "ab" * 32)), 1)
+case("v1-no-moves-relabelled-v2", edit(C1, then(no_moves, set_in(["format"], v.V2))), 1)
+
+
+# §5.2 numbering: a version-1 file without a chain still has its entries numbered.
+def unchained(doc):
+    for e in doc["moves"]:
+        e.pop("hash")
+    doc.pop("commitment")
+
+
+case("v1-no-chain-n-999", edit(C1, then(unchained, set_in(["moves", 3, "n"], 999))), 1)
+case(
+    "v1-no-chain-n-from-0",
+    edit(C1, then(unchained, everything(lambda e: e.update(n=e["n"] - 1)))),
+    1,
+)
+case("v1-no-chain-n-twice", edit(C1, then(unchained, lambda d: d["moves"][4].update(n=4))), 1)
+case("v1-no-chain-some-n-missing", edit(C1, then(unchained, lambda d: d["moves"][4].pop("n"))), 0)
+
+# §3.2: `$` is the end of the text; a final line feed is not canonical.
+case(
+    "move-final-newline-rechained",
+    edit(F, lambda d: d["moves"][0].update(move=d["moves"][0]["move"] + "\n"), chain=True),
+    1,
+)
+
+
+# Conventions: canonical JSON escapes U+007F (and all beyond ASCII) as json.dumps does.
+def header_hashed_with_raw_del(doc):
+    """game_id with a DEL, its header hashed with the DEL as itself, not as \\u007f."""
+    doc["game_id"] = "rt6ba\x7fh6v"
+    header = v.canonical_json(
+        {
+            "format": doc["format"],
+            "rules": doc["rules"],
+            "tie_policy": doc["tie_policy"],
+            "game_id": doc["game_id"],
+            "created_at": doc["created_at"],
+            "first_player": doc["first_player"],
+        }
+    ).replace("\\u007f", "\x7f")
+    previous = v.sha256_hex(doc["commitment"] + "\n" + header)
+    doc["chain_start"] = previous
+    for e in doc["moves"]:
+        e["hash"] = previous = v.chain_link(previous, e["n"], e["seat"], e["move"], e["at"])
+
+
+case("game-id-del-rechained", edit(F, set_in(["game_id"], "rt6ba\x7fh6v"), chain=True), 0)
+case("game-id-beyond-ascii-rechained", edit(F, set_in(["game_id"], "é🐪/\uffff"), chain=True), 0)
+case("game-id-del-hashed-as-itself", edit(F, header_hashed_with_raw_del), 1)
+
+# §4.7: every player entry has a name the rule allows; its other keys are not read.
+case("player-name-null", edit(F, set_in(["players", 0, "name"], None)), 2)
+case("player-entry-empty", edit(F, set_in(["players", 0], {})), 2)
+case("player-entry-extra-field", edit(F, set_in(["players", 0, "email"], "ada@example.test")), 0)
+case("players-empty", edit(F, set_in(["players"], [])), 0)
+case("players-removed", edit(F, drop("players")), 0)
+
+# §4.7: a missing seed is read as null (see also test_a_missing_seed_reads_as_null).
+case("running-seed-removed", edit(E, drop("seed")), 0)
+case(
+    "running-seed-removed-result-added", edit(E, lambda d: (d.pop("seed"), d.update(result={}))), 0
+)
+
+
+# Found by tampering at random (test_random_tampering_agrees): a `$` that also matched
+# before a final line feed in the outside verifier, an entry without `n` in version 2
+# (§4.7), and a contribution set to null, which `pbem verify` met with a traceback.
+case("contribution-null", edit(F, set_in(["contributions", 1], None)), 2)
+case("contribution-number", edit(F, set_in(["contributions", 0], 7)), 2)
+case(
+    "hash-final-newline",
+    edit(F, lambda d: d["moves"][3].update(hash=d["moves"][3]["hash"][:63] + "\n")),
+    2,
+)
+case("seed-final-newline", edit(F, lambda d: d.update(seed=d["seed"][:63] + "\n")), 2)
+case("v2-entry-without-n", edit(F, drop("moves", 5, "n")), 2)
+case(
+    "running-evidence-log-time-final-newline",
+    edit(
+        "running-evidence-other",
+        evidence_edit(lambda ev: ev["access_log"][-1].update(at=ev["access_log"][-1]["at"] + "\n")),
+    ),
+    1,
+)
+case(
+    "time-final-newline", edit(F, lambda d: d["moves"][0].update(at=d["moves"][0]["at"] + "\n")), 2
+)
+
+
 @pytest.fixture(scope="module")
 def files(served, synthetic, tmp_path_factory) -> dict[str, tuple[Path, int]]:
     """Every case written to a file, with the exit code of `pbem verify` on it."""
@@ -1647,6 +1872,22 @@ def test_agrees_with_pbem_verify(files, name, expected):
     mine, line = v.check_file(path)
     assert mine == expected, line
     assert theirs.returncode == expected, (theirs.stdout, theirs.stderr[-2000:])
+    # §5.1: the line says which of the three it is: ok, FAIL, NOT A RECORD
+    word = {0: "ok ", 1: "FAIL ", 2: "NOT A RECORD "}[expected]
+    assert theirs.stdout.startswith(word) and len(theirs.stdout.splitlines()) in (1, 2)
+    assert ("FAIL" in theirs.stdout) == (expected == 1), theirs.stdout
+
+
+@SLOW
+def test_a_missing_seed_reads_as_null(files):
+    """§4.7: a file without `seed` is checked as one whose seed is null, word for word."""
+    for removed, null in (("seed-removed", "seed-null-finished"), ("running-seed-removed", E)):
+        (path, theirs), (other, same) = files[removed], files[null]
+        assert theirs.stdout.replace(str(path), "F") == same.stdout.replace(str(other), "F")
+        assert "not checked: the deal" in theirs.stdout
+        assert v.check_file(path)[1].replace(str(path), "F") == (
+            v.check_file(other)[1].replace(str(other), "F")
+        )
 
 
 @SLOW
@@ -1658,6 +1899,77 @@ def test_batch_runs_are_the_command(files):
     for name, proc in zip(names, alone, strict=True):
         batch = files[name][1]
         assert (proc.returncode, proc.stdout) == (batch.returncode, batch.stdout), name
+
+
+# ---------------------------------------------------------------------------------------
+# Tampering at random: no file on which the docs leave the verdict open
+
+
+def _places(value, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a JSON value, as the keys and indexes that lead to it."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += _places(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += _places(item, (*prefix, i))
+    return out
+
+
+ODD_VALUES = (
+    *(None, True, False, 0, 1, 2, -1, 1.0, 10**20, "", "x", "Ada", "camels", "\x7f"),
+    *("take gold\n", "0" * 64, "A" * 64, "2026-12-02T09:05:11Z", [], {}, [0, 1]),
+)
+
+
+def tampered_at_random(doc: dict, rnd: random.Random) -> dict:
+    """A copy changed at one or two random places: a key dropped or added, a value
+    replaced by one of another kind or by its neighbour, a character of a string changed."""
+    doc = json.loads(json.dumps(doc))
+    for _ in range(rnd.choice((1, 1, 2))):
+        path = rnd.choice([p for p in _places(doc) if p])
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        key, value, r = path[-1], target[path[-1]], rnd.random()
+        if r < 0.25:
+            del target[key]
+        elif r < 0.35 and isinstance(target, dict):
+            target["extra"] = rnd.choice(ODD_VALUES)
+        elif r < 0.5 and isinstance(value, str):
+            i = rnd.randrange(len(value) + 1)
+            target[key] = value[:i] + rnd.choice("0af\x7f\n Z") + value[i + 1 :]
+        elif r < 0.6 and v.is_int(value):
+            target[key] = value + rnd.choice((-1, 1))
+        else:
+            target[key] = rnd.choice(ODD_VALUES)
+    return doc
+
+
+@SLOW
+def test_random_tampering_agrees(served, synthetic, tmp_path):
+    """Every kind of file the server and the outside engine write, and copies of each
+    tampered at random: the outside verifier and `pbem verify` give every one the same
+    verdict, and `pbem verify` never a traceback."""
+    rnd = random.Random(35)
+    bases = {name: json.loads(data) for name, data in served.base.items()}
+    bases.update(synthetic.docs)
+    paths = []
+    for name, doc in bases.items():
+        for i in range(25):
+            path = tmp_path / f"{name}-{i}.json"
+            copy = doc if i == 0 else tampered_at_random(doc, rnd)
+            path.write_text(json.dumps(copy, ensure_ascii=False), encoding="utf-8")
+            paths.append(path)
+    done = pbem_many([["verify", str(p)] for p in paths])
+    differ = [
+        (path.name, v.check_file(path)[1], theirs.stdout + theirs.stderr[-300:])
+        for path, theirs in zip(paths, done, strict=True)
+        if v.check_file(path)[0] != theirs.returncode or "Traceback" in theirs.stderr
+    ]
+    assert not differ, differ[:5]
+    assert all(theirs.returncode == 0 for theirs in done[::25])  # the files as written
 
 
 # ---------------------------------------------------------------------------------------

@@ -135,7 +135,7 @@ MOVE_PATTERN = re.compile(
     r"(?:leather ){0,5}"
     r"for(?: diamond){0,5}(?: gold){0,5}(?: silver){0,5}(?: cloth){0,5}(?: spice){0,5}"
     r"(?: leather){0,5}(?: camel){0,5}"
-    r"|resign|timeout|claim)$"
+    r"|resign|timeout|claim)$(?!\n)"  # §3.2: the end of the text, not before a last \n
 )
 
 
@@ -516,7 +516,7 @@ MIME_WORD = re.compile(r"=\?[^?\s]*\?[bBqQ]\?[^?]*\?=")  # §4.2 (RFC 2047's, lo
 
 def has_time_form(value: Any) -> bool:
     """The form ``YYYY-MM-DDTHH:MM:SSZ`` of the Conventions (digits only)."""
-    return isinstance(value, str) and TIME.match(value) is not None
+    return isinstance(value, str) and TIME.fullmatch(value) is not None  # no final \n
 
 
 def is_time(value: Any) -> bool:
@@ -614,7 +614,7 @@ def parse_json(data: bytes) -> Any:
 
 
 def _hex_field(value: Any, what: str, version: str, digits: int | None = 64) -> str:
-    if not isinstance(value, str) or not HEX.match(value):
+    if not isinstance(value, str) or not HEX.fullmatch(value):  # `$` passes a final \n
         raise NotARecord(f"{what} is not hex")
     if digits is not None and len(value) != digits:
         raise NotARecord(f"{what} is not {digits} hex digits")
@@ -639,6 +639,8 @@ def read_record(data: bytes) -> dict:
         raise NotARecord("first_player is not 0, 1 or null")
     if "commitment" in rec:
         rec["commitment"] = _hex_field(rec["commitment"], "commitment", version)
+    if "chain_start" in rec:  # §6.3
+        rec["chain_start"] = _hex_field(rec["chain_start"], "chain_start", version)
     if "seed" in rec and rec["seed"] is not None:
         rec["seed"] = _hex_field(rec["seed"], "seed", version)
     if "server_seed" in rec:
@@ -677,6 +679,8 @@ def read_record(data: bytes) -> dict:
         e = dict(entry)
         if "n" in e and not is_int(e["n"]):
             raise NotARecord(f"entry {place}: n is not an integer")
+        if version == V2 and "n" not in e:  # §4.7
+            raise NotARecord(f"entry {place}: no n in version 2")
         if "seat" in e and e["seat"] is not None and not is_seat(e["seat"]):
             raise NotARecord(f"entry {place}: seat is not 0, 1 or null")
         if "at" in e:
@@ -753,14 +757,29 @@ def check_seed_mix(rec: dict) -> None:
         raise CheckFailed("seed mix", "the seed does not follow from server_seed")
 
 
+def check_numbering(rec: dict) -> None:
+    """§5.2: a version-1 file without a chain still numbers its entries 1, 2, 3, …"""
+    for place, e in enumerate(rec["moves"], 1):
+        if e.get("n", place) != place:
+            raise CheckFailed("numbering", f"entry {place} is numbered {e['n']}")
+
+
 def check_chain(rec: dict) -> None:
     version = rec["format"]
     entries = rec["moves"]
-    if version == V1 and "commitment" not in rec and not any("hash" in e for e in entries):
+    chained = "commitment" in rec or "chain_start" in rec or any("hash" in e for e in entries)
+    if version == V1 and not chained:
+        check_numbering(rec)
         return
     if "commitment" not in rec:
         raise CheckFailed("chain", "no commitment")
     previous = header_hash0(rec) if version == V2 else rec["commitment"]
+    # §6.3: chain_start, where a file has it, is hash_0; a version-2 file without entries
+    # must have it (nothing else binds its header)
+    if "chain_start" in rec and rec["chain_start"] != previous:
+        raise CheckFailed("chain", "chain_start is not hash_0")
+    if version == V2 and not entries and "chain_start" not in rec:
+        raise CheckFailed("chain", "no entries and no chain_start: the header is not bound")
     for place, e in enumerate(entries, 1):
         n = e.get("n", place) if version == V1 else e.get("n")
         if n != place:

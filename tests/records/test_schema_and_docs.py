@@ -43,6 +43,14 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
+def jaipur_chain_start(data: dict[str, Any]) -> str:
+    """hash_0 of a version-2 record, from docs/record-format.md §6.3."""
+    header = {k: data.get(k) for k in ("format", "rules", "tie_policy", "game_id")}
+    header |= {"created_at": data.get("created_at"), "first_player": data.get("first_player")}
+    text = f"{data['commitment']}\n{canonical_json(header)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def valid(data: dict[str, Any]) -> None:
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in VALIDATOR.iter_errors(data)]
     assert not errors, errors[:5]
@@ -92,6 +100,7 @@ def running(module_env) -> str:
 def test_a_finished_match_matches_the_schema(client, env, finished):
     data = client.get(f"/g/{finished}/record.json").get_json()
     valid(data)
+    assert data["chain_start"] == jaipur_chain_start(data)  # §6.3: hash_0, stated
     assert data["result"]["status"] == "finished"
     assert "resigned" not in data["result"] and "claimed" not in data["result"]
     assert all("position" in m for m in data["moves"])
@@ -122,6 +131,7 @@ def test_a_game_claimed_on_timeout_matches_the_schema(client, env):
 def test_a_running_games_seat_export_matches_the_schema(client, env, running):
     data = client.get(f"/s/{token(env, running, 0)}/export").get_json()
     valid(data)
+    assert data["chain_start"] == jaipur_chain_start(data)
     assert data["seed"] is None and "result" not in data and data["view"]["seat"] == 0
     valid(records.operator_record(env, running))  # the operator's copy, seed and all
 
@@ -195,6 +205,15 @@ def test_the_schema_refuses_what_no_record_holds(env, finished):
     assert invalid(changed(["result", "resigned"], 2))
     without_header = {k: v for k, v in good.items() if k != "game_id"}
     assert invalid({**without_header, "format": "jaipur-record/2"})
+    assert invalid(changed(["moves", 0, "move"], good["moves"][0]["move"] + "\n"))
+    assert invalid(changed(["chain_start"], good["chain_start"].upper()))
+    assert invalid(changed(["players", 0], {"seat": 0}))
+    # §6.3: a version-2 file with no entries states its chain_start; one with entries may not
+    assert invalid({**changed(["moves"], []), "chain_start": None})
+    no_start = {k: v for k, v in good.items() if k not in ("chain_start", "result")}
+    assert invalid({**no_start, "moves": []})
+    assert not invalid(no_start)
+    assert not invalid(changed(["moves"], []))
     assert not invalid({**good, "something_new": [1, 2]})  # unknown top-level fields are ignored
 
 
@@ -205,13 +224,15 @@ def _json_blocks(text: str) -> list[str]:
     return re.findall(r"```json\n(.*?)```", text, flags=re.S)
 
 
-def test_the_first_shuffle_vector_in_the_format_page_is_the_files():
+def test_the_shuffle_vectors_in_the_format_page_are_the_files():
+    """§2.6 shows both vectors of the file it names, in full."""
     vectors = json.loads((ROOT / "tests" / "data" / "shuffle-vectors.json").read_text())
     inline = [json.loads(b) for b in _json_blocks(FORMAT_DOC) if '"round1_deck"' in b]
-    assert inline == [vectors[0]]
-    seed = bytes.fromhex(inline[0]["seed"])
-    assert rng.commitment(seed) == inline[0]["commitment"]
-    assert rng.first_player(seed) == inline[0]["first_player"]
+    assert len(vectors) == 2 and inline == vectors
+    for vector in inline:
+        seed = bytes.fromhex(vector["seed"])
+        assert rng.commitment(seed) == vector["commitment"]
+        assert rng.first_player(seed) == vector["first_player"]
 
 
 def test_the_format_pages_test_values_are_what_the_engine_computes():
@@ -322,5 +343,9 @@ def test_the_move_pattern_of_the_page_and_the_schema_agree_with_the_notation():
         "Take diamond",
         "sell 03 cloth",
         "camels ",
+        "take gold\n",
+        "exchange spice spice for cloth camel\n",
+        "resign\n",
     ):
         assert not compiled.match(text), text
+        assert not compiled.search(text), text  # as a JSON Schema validator applies it
