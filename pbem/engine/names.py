@@ -38,7 +38,7 @@ _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
 #: client (``<`` ``>`` ``@`` ``,`` ``;`` ``:``): the full-width, small and vertical forms
 #: (each folds to the ASCII one under NFKC), and others drawn alike (single angle quotes,
 #: modifier letters, mathematical and CJK angle brackets, the ratio sign…). The ASCII
-#: ``<`` and ``>`` are refused on their own; ``@`` only before a domain (``_ADDRESS``);
+#: ``<`` and ``>`` are refused on their own; ``@`` in every form (``folded``);
 #: ``,`` ``;`` ``:`` are a name's ordinary punctuation (``Bob, Jr.``).
 _ADDRESS_LOOKALIKES = frozenset(
     "\ufe64\uff1c\u2039\u02c2\u1438\u276e\u2329\u3008\u27e8"  # <
@@ -49,8 +49,9 @@ _ADDRESS_LOOKALIKES = frozenset(
     "\ufe13\ufe55\uff1a\u2236\ua789\u02f8\ufe30\u205a\u05c3\u2a74"  # :
     + "".join(chr(c) for c in range(0x1F101, 0x1F10B))  # digit with comma: 🄁 …
 )
-#: An ``@`` with a domain after it (``x@evil.example``), its dot in any of its forms.
-_ADDRESS = re.compile(r"@\s*[\w-]+(?:\s*[.\u3002\uff0e\uff61]\s*[\w-]+)+")
+#: The most combining marks one character may carry: enough for any language's accents
+#: (Vietnamese, Hebrew points, Devanagari), not for a "zalgo" pile that covers the page.
+MAX_MARKS = 3
 
 
 class BadName(ValueError):
@@ -62,7 +63,7 @@ class BadName(ValueError):
 
 
 #: Why a name is refused, in the words the services translate.
-EMPTY, TOO_LONG, CONTROL, ENCODED_WORD, ANGLE_BRACKETS, ADDRESS, INVISIBLE = (
+EMPTY, TOO_LONG, CONTROL, ENCODED_WORD, ANGLE_BRACKETS, ADDRESS, INVISIBLE, MARKS = (
     "empty",
     "too_long",
     "control",
@@ -70,6 +71,7 @@ EMPTY, TOO_LONG, CONTROL, ENCODED_WORD, ANGLE_BRACKETS, ADDRESS, INVISIBLE = (
     "angle_brackets",
     "address",
     "invisible",
+    "marks",
 )
 
 
@@ -89,11 +91,29 @@ def _visible(ch: str) -> bool:
     return not any(low <= code <= high for low, high in _BLANK_RANGES)
 
 
+def folded(name: str) -> str:
+    """``name`` as a reader takes it in: NFKC (a wide or small ``＠`` is an ``@``) with its
+    format characters and combining marks dropped (``@\u0301`` still reads as ``@``)."""
+    return "".join(
+        ch
+        for ch in unicodedata.normalize("NFKC", name)
+        if unicodedata.category(ch) != "Cf" and not unicodedata.category(ch).startswith("M")
+    )
+
+
 def _looks_like_address(name: str) -> bool:
-    """A look-alike of ``< > @ , ; :``, or an ``@`` before a domain (also in full width)."""
-    if any(ch in _ADDRESS_LOOKALIKES for ch in name):
-        return True
-    return _ADDRESS.search(unicodedata.normalize("NFKC", name)) is not None
+    """A look-alike of ``< > @ , ; :``, or an ``@`` in any form: a display name needs none,
+    and every rule short of that (an ``@`` before a domain) has been got round."""
+    return any(ch in _ADDRESS_LOOKALIKES for ch in name) or "@" in folded(name)
+
+
+def most_marks(name: str) -> int:
+    """The longest run of combining marks on one character of ``name`` (NFC)."""
+    most = run = 0
+    for ch in name:
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        most = max(most, run)
+    return most
 
 
 def clean_name(raw: str) -> str:
@@ -101,9 +121,10 @@ def clean_name(raw: str) -> str:
 
     Raises ``BadName`` for a name that is empty, longer than ``MAX_LENGTH``, holds a
     control or invisible formatting character (a line break included), an encoded word,
-    angle brackets, or anything else that makes a name read as an address in a mail
-    client (``ADDRESS``: ``Bob ＜x@evil.example＞``, ``x@evil.example, y@evil.example``), or
-    no visible character at all (``INVISIBLE``: only joiners, fillers, selectors).
+    angle brackets, an ``@`` in any form or anything else that makes a name read as an
+    address in a mail client (``ADDRESS``: ``me@home``, ``Bob ＜x＞``), no visible
+    character at all (``INVISIBLE``: only joiners, fillers, selectors, blank spaces), or
+    more than ``MAX_MARKS`` combining marks on one character (``MARKS``).
     """
     if not isinstance(raw, str):
         raise BadName(EMPTY)
@@ -111,8 +132,8 @@ def clean_name(raw: str) -> str:
     if any(_refused_character(ch) for ch in text):
         raise BadName(CONTROL)
     name = " ".join(text.split())  # every kind of space, runs of them made one
-    if not name:
-        raise BadName(EMPTY)
+    if not name:  # nothing typed, or only spaces that show as nothing (no-break, em…)
+        raise BadName(INVISIBLE if text.strip(" ") else EMPTY)
     if len(name) > MAX_LENGTH:
         raise BadName(TOO_LONG)
     if _ENCODED_WORD.search(name):
@@ -123,6 +144,8 @@ def clean_name(raw: str) -> str:
         raise BadName(ADDRESS)
     if not any(_visible(ch) for ch in name):
         raise BadName(INVISIBLE)
+    if most_marks(name) > MAX_MARKS:
+        raise BadName(MARKS)
     return name
 
 
@@ -159,6 +182,16 @@ def record_name_problem(raw: object) -> str | None:
     return None
 
 
+def _fewer_marks(text: str) -> str:
+    """``text`` with each run of combining marks cut to ``MAX_MARKS``."""
+    kept, run = [], 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        if run <= MAX_MARKS:
+            kept.append(ch)
+    return "".join(kept)
+
+
 def name_problem(raw: str) -> str | None:
     """Why ``raw`` cannot be a name, or None."""
     try:
@@ -177,7 +210,7 @@ def sanitized(raw: str, fallback: str = "Player") -> str:
         text = _ENCODED_WORD.sub(lambda m: m.group(0).replace("=?", "= ?"), text)
     text = "".join(ch for ch in text if ch not in _ADDRESS_LOOKALIKES)
     text = text.replace("<", "").replace(">", "")
-    if _looks_like_address(text):
-        text = text.replace("@", " ")
+    text = "".join(" " if "@" in unicodedata.normalize("NFKC", ch) else ch for ch in text)
+    text = _fewer_marks(text)
     name = " ".join(" ".join(text.split())[:MAX_LENGTH].split())
     return name if any(_visible(ch) for ch in name) else fallback

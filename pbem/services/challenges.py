@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from .. import redact
 from ..i18n import lazy_gettext as _l
 from ..store import challenges as challenge_rows
 from ..store import games as game_rows
@@ -69,7 +70,7 @@ def post(
                 player_id=player.id,
                 days_per_move=days_per_move,
                 starter=starter,
-                note=" ".join((note or "").split())[:300] or None,
+                note=" ".join(redact.scrubbed(note or "").split())[:300] or None,
                 created_at=env.clock.now(),
                 status="open",
             )

@@ -34,12 +34,13 @@ _NAME_PROBLEMS = {
     names.ENCODED_WORD: N_("%(who)s: a name cannot hold '=?…?=': mail programs read it as code"),
     names.ANGLE_BRACKETS: N_("%(who)s: a name cannot hold < or >"),
     names.ADDRESS: N_(
-        "%(who)s: a name cannot look like an email address: no @ before a domain, and "
+        "%(who)s: a name cannot look like an email address: no @ at all, and "
         "none of the wide or small look-alikes of < > @ , ; :"
     ),
     names.INVISIBLE: N_(
         "%(who)s: a name needs at least one visible letter, digit or sign; this one shows as blank"
     ),
+    names.MARKS: N_("%(who)s: a name can carry at most %(n)s accents or marks on one letter"),
 }
 
 
@@ -49,7 +50,7 @@ def checked_name(raw: str, who: object) -> str:
     try:
         return names.clean_name(raw)
     except names.BadName as exc:
-        raise BadRequest(_l(_NAME_PROBLEMS[exc.code], who=who)) from None
+        raise BadRequest(_l(_NAME_PROBLEMS[exc.code], who=who, n=names.MAX_MARKS)) from None
 
 
 def checked_language(language: str) -> str:

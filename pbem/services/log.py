@@ -11,6 +11,7 @@ from typing import Protocol
 from sqlalchemy.orm import Session
 
 from .. import engine as jaipur
+from .. import redact
 from ..clock import iso
 from ..engine import Match
 from ..engine.record import LoggedMove
@@ -144,7 +145,7 @@ def record_access(
         key_version=key_version,
         ip=(client.ip or "")[:64] or None,
         user_agent=(client.user_agent or "")[:300] or None,
-        detail=detail,
+        detail=None if detail is None else redact.scrubbed(detail),
     )
 
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from babel.messages.pofile import read_po
 
+from .. import redact
 from ..config import Config
 from ..i18n import CATALOGS
 from ..resources import resource_dir
@@ -27,21 +28,11 @@ MESSAGE_LIMIT = 500
 #: 500 are kept: the patterns below try every position of what they are given.
 READ_LIMIT = 2000
 #: What stands where a link was cut out of a note.
-CUT = "[…]"
+CUT = redact.CUT
 #: A seat link on any host (a proxy may present another one), and anything shaped like
 #: a seat token: an itsdangerous payload and signature, both base64url.
 _SEAT_LINK = re.compile(
     r"(?:(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://\S*?)?/s/[A-Za-z0-9_.\-]{8,}\S*", re.I
-)
-_TOKEN = re.compile(r"[A-Za-z0-9_\-]{12,}\.[A-Za-z0-9_\-]{16,}")
-#: What a mail client would make a link of: a URL, a ``www.`` host, an address, or a
-#: host name (``evil.example``, ``пример.рф``, ``xn--…``) with or without a path.
-_LINK = re.compile(
-    r"(?:\b[a-z][a-z0-9+.-]{0,30}://|\bmailto:|\bwww\d{0,3}\.)\S*"
-    r"|(?<![^\s<(\[\"'])[^\s@<>()\[\]\"']{1,64}@[^\s@]+\.[^\s@]+"
-    r"|(?<![\w@.-])(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.){1,10}"
-    r"(?:[^\W\d_]{2,63}|xn--[a-z0-9-]{1,59})\b(?:[/:?#]\S*)?",
-    re.I,
 )
 #: Quote marks (``>``, ``＞``, ``»``, ``›``, ``:``), list bullets and emphasis that clients
 #: put around a quoted line.
@@ -142,20 +133,20 @@ class ServerText:
         return bool(bare) and any(p.fullmatch(bare) for p in _mail_lines())
 
     def scrub(self, text: str) -> str:
-        """Cut out every seat link, seat token and reply address of this server."""
+        """Cut out every seat link and reply address of this server, then every secret
+        and every link or address at all (``redact.scrubbed``)."""
         text = _SEAT_LINK.sub(CUT, text)
-        text = _TOKEN.sub(CUT, text)
         if self.reply_domain:
             local = re.escape(self.reply_prefix)
             domain = re.escape(self.reply_domain)
             text = re.sub(rf"\S*{local}\S*@{domain}\S*", CUT, text, flags=re.I)
-        return text
+        return redact.scrubbed(text)
 
 
 def without_links(text: str) -> str:
-    """``text`` with every link and address in it cut out (``CUT``): what a refusal quotes
-    of a mail may come from anyone, and must not carry their link to the seat's owner."""
-    return _LINK.sub(CUT, text)
+    """``text`` with every secret, link and address in it cut out (``redact.scrubbed``):
+    what a refusal quotes of a mail may come from anyone, and must not carry a link."""
+    return redact.scrubbed(text)
 
 
 def before_server_text(lines: list[str], server: ServerText) -> list[str]:
@@ -171,7 +162,8 @@ def note_for_opponent(config: Config, text: str | None) -> str | None:
 
     From its second line on it stops at the first line of the server's own mail (the
     first line is the player's: a link in it is cut out, not the whole note); any seat
-    link or reply address left is cut out; it becomes one line of at most 500 characters.
+    link, token, reply address or other link or address left is cut out; it becomes one
+    line of at most 500 characters.
     """
     server = ServerText.of(config)
     lines = (text or "")[:READ_LIMIT].splitlines()

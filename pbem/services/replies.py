@@ -19,6 +19,7 @@ from typing import Any
 from babel.support import LazyProxy
 
 from .. import engine as jaipur
+from .. import redact
 from ..clock import as_utc
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
 from ..engine.errors import IllegalMoveError
@@ -104,7 +105,7 @@ def _claim_message(env: Env, message_id: str) -> bool:
 def _finish(env: Env, message_id: str, claim: ReplyClaim | None, outcome: str, detail: str) -> None:
     with env.db.write() as session:
         row = inbound_rows.by_message_id(session, message_id)
-        row.outcome, row.detail = outcome, detail[:1000]
+        row.outcome, row.detail = outcome, redact.scrubbed(detail)[:1000]
         if claim is not None:
             game = game_rows.first_by_public_id(session, claim.public_id)
             row.game_id, row.seat = (game.id if game else None), claim.seat

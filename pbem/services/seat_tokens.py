@@ -16,13 +16,15 @@ from functools import lru_cache
 
 from itsdangerous import BadData, URLSafeSerializer
 
+from ..redact import REPLY_TOKEN_SHAPE
+
 SEAT_SALT = "pbem/seat-link/1"
 #: A seat token is about 60 characters; anything much longer is not one.
 MAX_SEAT_TOKEN = 200
 REPLY_SALT = b"pbem/reply-address/1"
 #: ``<game>-<seat>-<move number>-<key version>-<mac>``: lowercase only, because mail
 #: servers may fold the case of an address's local part.
-REPLY_TOKEN = re.compile(r"^([a-z0-9]{4,16})-([01])-(\d{1,5})-(\d{1,5})-([a-z2-7]{24})$")
+REPLY_TOKEN = re.compile(rf"^{REPLY_TOKEN_SHAPE}$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,6 @@ HOSTILE_NAMES = [
 #: Names that look odd to a header parser but are fine as names: kept as typed.
 ODD_BUT_FINE = [
     "Bob, Jr.",
-    "Bob @ home",
     "Bob: the elder; 2nd",
     "..bob",
     'a"b\\c',
@@ -353,6 +352,10 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
         ("x@evil.example, y@evil.example", "cannot look like an email address"),
         ("Bob \uff1cx@evil.example\uff1e", "cannot look like an email address"),
         ("\u200d\u200c", "this one shows as blank"),
+        ("me@home", "no @ at all"),
+        ("\u00a0", "this one shows as blank"),
+        ("\u2003", "this one shows as blank"),
+        ("Zalgo" + "\u0300" * 30, "at most 3 accents or marks on one letter"),
     ],
 )
 def test_the_home_page_says_why_a_name_reads_as_an_address_or_blank(client, env, name, says):

@@ -184,6 +184,9 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
             smtp.ehlo()
             smtp.mail("mallory@evil.test")
             assert smtp.rcpt(forged)[0] == 550
+            # a quoted local part (the same address, RFC 5321 4.1.2) and one with no domain
+            assert smtp.docmd("RCPT", f'TO:<"play+{good_token}"@pbem.test>')[0] == 250
+            assert smtp.docmd("RCPT", f"TO:<play+{good_token}>")[0] == 550
             smtp.rset()
         assert len(games.public_page(env, created.public_id).entries) == 2  # the reply played
     finally:

@@ -127,3 +127,24 @@ def test_the_nginx_example_logs_no_secret(app):
     assert all("access_log /var/log/nginx/pbem.access.log pbem;" in s for s in servers)
     assert all("error_log /var/log/nginx/pbem.error.log crit;" in s for s in servers)
     assert "$request_uri" not in conf.split("log_format", 1)[1].split(";", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f">> b'RCPT TO:<\"play+{REPLY}\"@localhost>'",  # a quoted local part
+        f">> b'RCPT TO:<play+{REPLY}>'",  # no domain
+        f"RCPT TO:<\"play+{REPLY}\"@pbem.test> NOTIFY=NEVER",
+        f"a bare reply token {REPLY} in a line",
+        f"PLAY+{REPLY.upper()}@PBEM.TEST",
+    ],
+)
+def test_a_reply_address_in_any_form_is_masked(line):
+    masked = redact.redact(line)
+    assert REPLY not in masked.lower() and "rj6xjf2if4" not in masked.lower()
+    assert redact.MASK in masked
+
+
+def test_a_hex_digest_in_a_log_line_is_left_alone():
+    digest = "a3f2" * 16
+    assert redact.redact(f"chain {digest}") == f"chain {digest}"
