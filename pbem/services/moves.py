@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -21,12 +22,21 @@ from ..engine import Claim, MoveError, Resign, Timeout
 from ..engine.explain import Account, narrate, preview
 from ..i18n import lazy_gettext as _l
 from ..i18n.notation import parse as parse_in
+from ..store import games as game_rows
 from ..store import move_log, wakeup
 from ..store.models import Game, Seat
 from ..store.move_log import LogRow, MovedOn
 from . import game_mails, notes, ratings
 from .env import Env
-from .errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
+from .errors import (
+    MAIL_GAME_OVER,
+    MAIL_MOVED_ON,
+    MOVED_ON,
+    Conflict,
+    Frozen,
+    MoveRefused,
+    ServiceError,
+)
 from .integrity import keep_flag
 from .log import (
     Client,
@@ -179,8 +189,18 @@ def _submit(
             notes.note_for_opponent(env.config, message),
         )
     except (MoveRefused, Conflict) as exc:
+        if source == "email" and exc.text is MOVED_ON:
+            exc = Conflict(_by_mail(env, claim))
         record_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
-        raise
+        raise exc from None
+
+
+def _by_mail(env: Env, claim: Key | None) -> Any:
+    """"Moved on" in a mail's words: a reply answers a mail, it loaded no page."""
+    with env.db.read() as session:
+        game = game_rows.by_public_id(session, claim.public_id) if claim else None
+        over = game is not None and game.status == GameStatus.FINISHED
+    return MAIL_GAME_OVER if over else MAIL_MOVED_ON
 
 
 def resign(

@@ -22,17 +22,15 @@ from .. import engine as jaipur
 from .. import redact
 from ..clock import as_utc
 from ..engine import Exchange, Sell, TakeCamels, TakeGood
-from ..engine.errors import IllegalMoveError
 from ..i18n import Reader, use_reader
 from ..i18n import lazy_gettext as _l
-from ..i18n.words import error_text
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
 from ..store import move_log
 from . import game_mails, moves, notes, ratelimit
 from .env import Env
-from .errors import Frozen, ServiceError
+from .errors import MAIL_GAME_OVER, Frozen, ServiceError
 from .log import Client, log_rows, state_of
 from .seat_tokens import ReplyClaim
 from .status import GameStatus
@@ -181,8 +179,8 @@ def _moved_on(n: int, now: int) -> Any:
     )
 
 
-#: The engine's own words for it, so a mail and a page say the same.
-GAME_OVER = LazyProxy(error_text, IllegalMoveError("game_over"), enable_cache=False)
+#: A mail's words for it (``errors.MAIL_GAME_OVER``), the same wherever a reply is refused.
+GAME_OVER = MAIL_GAME_OVER
 
 
 def _refuse(
