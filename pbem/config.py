@@ -48,8 +48,9 @@ class Limits:
 
     #: Games started on the web, per client, or per player when signed in.
     games_per_client: str = "10 per hour; 30 per day"
-    #: Invitations mailed to one address, whoever starts the games; a signed-in player's
-    #: own address is not counted for the games they start.
+    #: Invitations mailed to one address: per player and address when the starter is
+    #: signed in, else per address across every starter who is not; a signed-in
+    #: player's own address is not counted for the games they start.
     invitations_per_address: str = "5 per hour; 20 per day"
     #: Challenges posted or accepted, per signed-in player.
     challenges_per_client: str = "10 per hour; 30 per day"

@@ -440,8 +440,10 @@ def _creation_limits(
     A signed-in player (seat 0) is counted as their account, not as their network,
     and their own address, proven by signing in, is not counted as an address mailed:
     however many games others start naming it, theirs are limited by their own doing.
-    Every other address mailed is counted (lower-cased, without ``+tag``), whoever
-    starts the game: the mail carries names the starter chose.
+    The addresses they invite are counted per account and address, so nobody else's
+    invitations can hold theirs back. A starter who is not signed in is counted per
+    address mailed (lower-cased, without ``+tag``) across every such starter: the mail
+    carries names the starter chose, and an address is not to be flooded.
     """
     own = None
     if player_id is not None:
@@ -461,18 +463,17 @@ def _creation_limits(
     for seat, email in enumerate(mailed):
         if own is not None and normal_email(email) == own:
             continue
-        counts.append(
-            ratelimit.check(
-                env,
-                "invitations_per_address",
-                ratelimit.mailbox(email),
-                _OWN_ADDRESS_FULL if seat == 0 else _ADDRESS_FULL,
-            )
-        )
+        address = ratelimit.mailbox(email)
+        if own is not None:
+            who, full = f"player:{player_id}\n{address}", _YOU_SENT_MANY
+        else:
+            who, full = address, (_OWN_ADDRESS_FULL if seat == 0 else _ADDRESS_FULL)
+        counts.append(ratelimit.check(env, "invitations_per_address", who, full))
     return tuple(counts)
 
 
 _ADDRESS_FULL = _l("That address has been sent many invitations lately; try again later.")
+_YOU_SENT_MANY = _l("You have sent that address many invitations lately; try again later.")
 _OWN_ADDRESS_FULL = _l(
     "Your address has been sent many invitations lately, perhaps for games others started "
     "with it. Sign in with it, then start your game: a signed-in player's own games are "

@@ -153,6 +153,39 @@ def test_a_signed_in_player_is_limited_by_their_own_account_not_their_network(en
     assert answers == [303, 303, 429]  # their own two
 
 
+def test_strangers_inviting_your_friend_never_stop_your_signed_in_invitation(env):
+    """Five anonymous games inviting ``friend+0..4@`` used to refuse a signed-in player's
+    own game with ``friend@`` for a day: a signed-in starter's invitations count against
+    their own account (per address), never against what others sent."""
+    browser = _browser(env)  # the defaults: 5 invitations an hour to one address
+    friend = _address("friend")
+    local, domain = friend.split("@")
+    for i in range(5):
+        made = _new_game(browser, _address("s"), f"{local}+{i}@{domain}", f"10.37.0.{i + 1}")
+        assert made.status_code == 303
+    spam = _new_game(browser, _address("s"), friend, "10.37.0.9")
+    assert spam.status_code == 429  # an anonymous sender still cannot flood the address
+    bashir = _address("bashir")
+    sign_in(browser, env, bashir)
+    own = _new_game(browser, bashir, friend, "10.37.1.1")
+    assert own.status_code == 303, own.text
+    assert len(_sent(env, friend, "invitation")) == 1
+
+
+def test_a_signed_in_player_is_limited_per_address_by_their_own_invitations(env):
+    browser = _browser(env, games_per_client="none", invitations_per_address="2 per hour")
+    friend = _address("friend")
+    player = _address("player")
+    sign_in(browser, env, player)
+    answers = [_new_game(browser, player, friend, "10.38.0.1").status_code for _ in range(3)]
+    assert answers == [303, 303, 429]  # their own two to that address
+    refused = _new_game(browser, player, friend, "10.38.0.1")
+    assert "You have sent that address many invitations lately" in refused.text
+    assert _new_game(browser, player, _address("other"), "10.38.0.1").status_code == 303
+    stranger = _browser(env, games_per_client="none", invitations_per_address="2 per hour")
+    assert _new_game(stranger, _address("s"), friend, "10.38.1.1").status_code == 303
+
+
 def test_a_refused_game_is_not_counted_and_starts_nothing(env):
     browser = _browser(env, games_per_client="none", invitations_per_address="1 per hour")
     victim = _address("refused")
