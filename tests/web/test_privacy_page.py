@@ -4,6 +4,8 @@ page's footer). Each sentence is a promise, and each is kept by a test:
 - the evidence and its reduction after the period, and what the other seat and the public
   see: ``tests/mail/test_retention.py`` (clients reduced; the other seat and the public);
 - the copy of each mail and what stays of it: ``tests/mail/test_retention.py`` (sent mails);
+- the sign-in link's IP, the account's own uses, what remains kept for good:
+  ``test_sign_in_links_and_account_uses_are_kept_as_the_page_says`` below;
 - erasure, the mails dropped and written again, the sign-in links:
   ``tests/mail/test_erasure.py``; the moves stay and verify: the same test.
 """
@@ -11,6 +13,8 @@ page's footer). Each sentence is a promise, and each is kept by a test:
 from __future__ import annotations
 
 import html
+
+from tests.helpers import csrf_of
 
 from pbem.config import Retention
 
@@ -28,6 +32,11 @@ SENTENCES = (
     "Mails not sent yet to you are dropped, and those to your opponent that name you are "
     "written again.",
     "The moves, and the notes sent with them, stay as they were: they are the game's record.",
+    "A sign-in link keeps the IP address of whoever asked for it for {client} days; after "
+    "that, no address at all.",
+    "Each use of your account (asking for a sign-in link, signing in or out, changing your "
+    "settings) is recorded in the same way, and reduced after the same period.",
+    "What remains of each use after that reduction is kept for good, as the moves are.",
 )
 
 
@@ -73,3 +82,51 @@ def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(cli
     )
     assert "2001:db8:1:2::7" in seat and SAFARI[:60] in seat  # its own, whole
     assert "203.0.113.7" not in seat and FIREFOX[:60] not in seat and "203.0.x.x" in seat
+
+
+def test_sign_in_links_and_account_uses_are_kept_as_the_page_says(client, env):
+    from sqlalchemy import select
+
+    from pbem.services import account_settings, retention
+    from pbem.services.log import Client
+    from pbem.store.models import AccessLog, Player, SignInLink
+    from tests.web.test_players import sign_in
+
+    email = "kept-account@example.test"
+    sign_in(client, env, email)
+    with env.db.read() as session:
+        player = session.scalars(select(Player).where(Player.email == email)).one()
+    browser = Client("198.51.100.23", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Firefox/128.0")
+    account_settings.update_settings(env, player.id, client=browser, mail_mode="digest")
+
+    with env.db.read() as session:  # asked before the account existed: it names the address
+        asked = session.scalars(select(AccessLog.id).where(AccessLog.detail == email)).all()
+
+    def kept() -> tuple[list, list]:
+        with env.db.read() as session:
+            links = session.scalars(select(SignInLink).where(SignInLink.email == email)).all()
+            mine = (AccessLog.player_id == player.id) | AccessLog.id.in_(asked)
+            uses = session.scalars(select(AccessLog).where(mine).order_by(AccessLog.id)).all()
+            return list(links), list(uses)
+
+    links, uses = kept()
+    assert links and all(link.ip for link in links)  # whoever asked for it
+    assert {"sign-in-request", "sign-in", "settings"} <= {u.action for u in uses}
+    assert all(u.ip and u.user_agent for u in uses)  # recorded the same way
+    client.post("/signout", data={"csrf_token": csrf_of(client.get("/me").text)})
+    assert "sign-out" in {u.action for u in kept()[1]}
+
+    env.clock.advance(days=env.config.retention.client_days - 1)
+    retention.run(env)
+    links, uses = kept()
+    assert all(link.ip for link in links) and all(u.reduced_at is None for u in uses)
+    env.clock.advance(days=2)
+    retention.run(env)
+    links, uses = kept()
+    assert all(link.ip is None for link in links)  # no address at all
+    assert uses and all(u.reduced_at is not None for u in uses)
+    settings_use = next(u for u in uses if u.action == "settings")
+    assert (settings_use.ip, settings_use.user_agent) == ("198.51.x.x", "Firefox")
+    env.clock.advance(days=3650)  # kept for good
+    retention.run(env)
+    assert [u.id for u in kept()[1]] == [u.id for u in uses]
