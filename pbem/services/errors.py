@@ -132,7 +132,5 @@ def flagged(error: ServiceError, reason: str | None, shown: int | None = None) -
 
 MOVED_ON = _l("The game has moved on since you loaded this page: here is the current position.")
 #: The same for a reply by mail, which loaded no page (``moves.submit_reply``).
-MAIL_MOVED_ON = _l(
-    "This game has moved on since that mail was sent: here is the current position."
-)
+MAIL_MOVED_ON = _l("This game has moved on since that mail was sent: here is the current position.")
 MAIL_GAME_OVER = _l("This game is over: no more moves can be played.")

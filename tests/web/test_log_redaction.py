@@ -134,7 +134,7 @@ def test_the_nginx_example_logs_no_secret(app):
     [
         f">> b'RCPT TO:<\"play+{REPLY}\"@localhost>'",  # a quoted local part
         f">> b'RCPT TO:<play+{REPLY}>'",  # no domain
-        f"RCPT TO:<\"play+{REPLY}\"@pbem.test> NOTIFY=NEVER",
+        f'RCPT TO:<"play+{REPLY}"@pbem.test> NOTIFY=NEVER',
         f"a bare reply token {REPLY} in a line",
         f"PLAY+{REPLY.upper()}@PBEM.TEST",
     ],

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import html
 
-from tests.helpers import csrf_of
-
 from pbem.config import Retention
+from tests.helpers import csrf_of
 
 SENTENCES = (
     "Each use of your link records the time, your IP address and your browser's user agent: "
