@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .. import engine as jaipur
+from .. import redact
 from ..clock import as_utc, iso
 from ..engine import MATCH_ACTIONS
 from ..engine.record import RECORD_V1
@@ -98,8 +99,10 @@ def _access_rows(
             if whole
             else privacy.reduce(r.ip, r.user_agent, r.detail)
         )
+        # scrubbed again as shown: a row written before the detail was scrubbed as kept
+        detail = None if kept.detail is None else redact.scrubbed(kept.detail)
         shown.append(
-            Access(as_utc(r.at), r.seat, r.action, r.seen_n, kept.ip, kept.user_agent, kept.detail)
+            Access(as_utc(r.at), r.seat, r.action, r.seen_n, kept.ip, kept.user_agent, detail)
         )
     return shown
 

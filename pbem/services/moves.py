@@ -196,7 +196,7 @@ def _submit(
 
 
 def _by_mail(env: Env, claim: Key | None) -> Any:
-    """ "Moved on" in a mail's words: a reply answers a mail, it loaded no page."""
+    """The game moved on, in a mail's words: a reply answers a mail, it loaded no page."""
     with env.db.read() as session:
         game = game_rows.by_public_id(session, claim.public_id) if claim else None
         over = game is not None and game.status == GameStatus.FINISHED

@@ -109,3 +109,28 @@ def test_scrubbed_cuts_every_secret_shape(text):
     out = redact.scrubbed(text.format(t=seat_token, r=reply_token))
     assert seat_token not in out and "mqBM7VDU" not in out and reply_token not in out
     assert "rj6xjf2if4" not in out
+
+
+def test_a_row_kept_before_the_scrub_is_shown_scrubbed(env, client):
+    """Rows written by an older server, with a token in their detail, stay in the append-only
+    access log; the audit and its evidence show them scrubbed."""
+    from pbem.store import access_log
+    from pbem.store.models import Game
+
+    public_id = new_game(env, first=0)
+    seat_token = token(env, public_id, 0)
+    with env.db.write() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        access_log.append(
+            session,
+            game_id=game.id,
+            seat=0,
+            at=env.clock.now(),
+            action="refused",
+            detail=f"'{seat_token} please': not a move",
+        )
+    moves.resign(env, seat_token, games.seat_page(env, seat_token, Client()).next_n, Client())
+    page = client.get(f"/g/{public_id}/audit/1").text
+    evidence = json.dumps(client.get(f"/g/{public_id}/audit/1/evidence.json").get_json())
+    for shown in (page, evidence):
+        assert seat_token not in shown and seat_token.split(".")[1] not in shown
