@@ -93,6 +93,10 @@ def test_cards_that_make_no_move_get_the_rules_reason_in_the_readers_language(cl
     both = _preview(client, link, cards="market:camel,camel,camel;hand:;herd:camel")
     assert both.status_code == 422 and _lang(both) == "zh"
     assert "camels cannot be taken" not in both.text
+    two = _preview(client, link, cards="market:gold,silver;hand:;herd:")
+    said = reason.search(two.text).group(1)
+    assert two.status_code == 422 and "黄金 纯银" in said  # the cards in the reader's words
+    assert not re.search("[A-Za-z]", said), said
 
 
 def test_a_selection_that_cannot_be_read_is_refused_and_changes_nothing(client, env):
