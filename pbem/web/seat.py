@@ -160,7 +160,10 @@ def accept(token: str) -> Any:
             timezone=inputs.optional_text(form, "timezone"),
         )
 
-    return _act(token, accept_it, "accept")
+    answer = _act(token, accept_it, "accept")
+    if isinstance(answer, Response) and request.form.get("language"):
+        remember_for_seat(answer, None)  # the language chosen in the form speaks
+    return answer
 
 
 @bp.get("")

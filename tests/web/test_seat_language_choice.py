@@ -113,3 +113,28 @@ def test_a_selection_that_cannot_be_read_is_refused_and_changes_nothing(client, 
         assert refused.status_code == 400, bad
         assert "could not be read" in refused.text or "too long" in refused.text
     assert games.public_page(env, public_id).entries == ()
+
+
+def test_the_language_chosen_when_accepting_speaks(client, env):
+    created = games.create_game(
+        env,
+        (
+            games.PlayerIn("Ada", "accept-lang-a@example.test", "en", "UTC"),
+            games.PlayerIn("Bo", "accept-lang-b@example.test", "en", "UTC"),
+        ),
+        await_players=True,
+    )
+    link = f"/s/{games.seat_tokens(env, created.public_id)[1]}"
+    page = client.get(f"{link}?lang=zh")  # the invitation's page, switched to Chinese
+    assert _lang(page) == "zh"
+    accepted = client.post(
+        f"{link}/accept",
+        data={
+            "csrf_token": csrf_of(page.text),
+            "entropy": "ab" * 32,
+            "language": "el",
+            "timezone": "UTC",
+        },
+    )
+    assert accepted.status_code == 303, accepted.text
+    assert _lang(client.get(link)) == "el"
