@@ -53,6 +53,15 @@ def test_each_token_is_named_by_its_good_and_the_bonus_token_apart(client, env):
     assert re.search(r"bonus tokens? \d", text), text
 
 
+def test_a_diamond_token_is_named_too(app):
+    """Card.DIAMOND is 0: the template asks whether a group has a good, not whether it is true."""
+    from pbem.engine import Card
+
+    with app.test_request_context(), use_reader("en"):
+        macro = app.jinja_env.get_template("web/_board.html").module.won_tokens
+        assert "diamond" in str(macro(((Card.DIAMOND, (7, 7)),))).casefold()
+
+
 def test_tokens_that_the_log_does_not_add_up_to_stand_alone():
     assert tokens_won((), 0, (5, 3)) == ((None, (5, 3)),)
     assert tokens_won((), 0, ()) == ()
