@@ -1,11 +1,14 @@
 // Build a move by clicking cards, see the server's preview of it and confirm it, all in
 // place: no page load, and the preview with its Confirm button stays in sight at the foot
-// of the screen. Without JavaScript the form below the board does the same by page loads.
+// of the screen. Without JavaScript the cards are only shown, and the form below the board
+// does the same by page loads.
 //
-// This file knows no rule of the game. The page lists every legal move by the cards
-// picked to make it ("choices", from the server); a selection either is one of them or
-// makes no move. What a move does, and whether it may still be played, only the server's
-// preview and move routes say (the same routes the form posts to).
+// This file knows no rule of the game. The cards picked are sent as they are (where each
+// lies, its card word), and the server reads them as the move they make, in its canonical
+// notation whatever the page's language (pbem/engine/views.py `meant`): its preview says
+// what the move does, or the rules' reason why those cards make no move. The page lists
+// each legal move by its cards ("choices") only to write it in the move field, in the
+// reader's words, as it is clicked.
 (function () {
   "use strict";
   var form = document.querySelector(".move-form");
@@ -14,18 +17,37 @@
   var answer = document.getElementById("tray-answer");
   var clear = document.getElementById("clear");
   var data = document.getElementById("choices");
-  if (!form || !input || !tray || !answer || !data) return;
+  if (!form || !input || !tray || !answer || !data || !window.fetch) return;
   var choices = { together: [], moves: {} };
   try { choices = JSON.parse(data.textContent); } catch (e) { return; }
-  var cards = Array.prototype.slice.call(document.querySelectorAll("button.card[data-card]"));
   var PLACES = ["market", "hand", "herd"];
   var asked = 0; // the latest request: an answer to an older one is dropped
+  var last = null; // the card pressed last: Tab goes from it to Confirm
+
+  // The cards are drawn as cards to look at; here they become buttons to press.
+  var help = document.getElementById("click-help"), typeHelp = document.getElementById("type-help");
+  if (help) help.hidden = false;
+  if (typeHelp) typeHelp.hidden = true;
+  var cards = Array.prototype.map.call(
+    document.querySelectorAll(".board span.card[data-card]"),
+    function (span) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = span.className;
+      button.dataset.card = span.dataset.card;
+      button.dataset.where = span.dataset.where;
+      button.setAttribute("aria-pressed", "false");
+      button.setAttribute("aria-label", span.dataset.label);
+      while (span.firstChild) button.appendChild(span.firstChild);
+      span.replaceWith(button);
+      return button;
+    });
 
   function isOn(el) { return el.getAttribute("aria-pressed") === "true"; }
   function press(el, on) { el.setAttribute("aria-pressed", on ? "true" : "false"); }
   function selection() { return cards.filter(isOn); }
 
-  // The selection written as the server writes the keys of "choices" (pbem/web/seat.py).
+  // The selection written as the server reads it (pbem/web/seat.py `selection_key`).
   function key() {
     var on = selection();
     return PLACES.map(function (place) {
@@ -35,12 +57,61 @@
     }).join(";");
   }
 
+  function confirmButton() { return answer.querySelector(".preview button[type=submit]"); }
+
+  // A selection by place, each place's card words sorted: {market: [...], hand: [...], ...}.
+  function parts(k) {
+    var out = {};
+    k.split(";").forEach(function (part) {
+      var i = part.indexOf(":"), words = part.slice(i + 1);
+      out[part.slice(0, i)] = words ? words.split(",") : [];
+    });
+    return out;
+  }
+  function within(few, many) { // every word of ``few`` in ``many``, as many times
+    var left = many.slice();
+    return few.every(function (w) { var i = left.indexOf(w); if (i < 0) return false; left.splice(i, 1); return true; });
+  }
+  // The places whose cards a legal move that grows out of the selection also takes: the
+  // cards the player may press next (from "choices": no rule here).
+  function growing(k) {
+    var now = parts(k), places = {};
+    Object.keys(choices.moves).forEach(function (other) {
+      if (other === k) return;
+      var then = parts(other);
+      if (!PLACES.every(function (p) { return within(now[p] || [], then[p] || []); })) return;
+      PLACES.forEach(function (p) { if ((then[p] || []).length > (now[p] || []).length) places[p] = true; });
+    });
+    return places;
+  }
+
+  // The cards a move may still need stay in sight above the tray (the cards pressed, and
+  // those of every place a legal move growing out of them takes): if the tray covers some,
+  // the page scrolls them up, as far as it can without hiding the highest of them.
+  function keepInSight() {
+    if (!cards.length || tray.hidden) return;
+    var places = growing(key());
+    var needed = cards.filter(function (el) { return isOn(el) || places[el.dataset.where]; });
+    if (!needed.length) return;
+    var top = Infinity, bottom = -Infinity;
+    needed.forEach(function (el) {
+      var box = el.getBoundingClientRect();
+      top = Math.min(top, box.top);
+      bottom = Math.max(bottom, box.bottom);
+    });
+    var limit = tray.getBoundingClientRect().top - 6;
+    top -= 12; // a pressed card is lifted, with its check mark
+    if (bottom <= limit || top <= 0) return;
+    window.scrollBy(0, Math.min(bottom - limit, top));
+  }
+
   function show(nodes) {
     answer.textContent = "";
     nodes.forEach(function (n) { answer.appendChild(n); });
     // Clear beside Confirm, or beside the words: the tray stays one short block
     if (clear) (answer.querySelector(".preview form") || answer).appendChild(clear);
     tray.hidden = false;
+    keepInSight();
   }
   function note(text, cls) {
     var p = document.createElement("p");
@@ -76,11 +147,13 @@
     return problem(alert ? alert.textContent : tray.dataset.failed, status);
   }
 
-  function preview(text) {
+  // The server's preview of a move typed (``text``) or of the cards picked (``picked``).
+  function preview(text, picked) {
     var mine = ++asked;
-    input.value = text;
     show([note("…")]);
-    post(form, new FormData(form)).then(function (got) {
+    var body = new FormData(form);
+    if (picked) { body.delete("move"); body.set("cards", picked); } else { body.set("move", text); }
+    post(form, body).then(function (got) {
       if (mine !== asked) return;
       var found = got.response.ok && got.doc.querySelector(".play .preview");
       if (!found) { show(refusal(got.doc, got.response.status)); return; }
@@ -126,13 +199,10 @@
   }
 
   function changed() {
-    var on = selection();
-    if (!on.length) { reset(); return; }
-    var text = choices.moves[key()];
-    if (text) { preview(text); return; }
-    asked++;
-    input.value = "";
-    show([note(tray.dataset.none)]);
+    if (!selection().length) { reset(); return; }
+    var picked = key();
+    input.value = choices.moves[picked] || ""; // a move's words, as the reader writes it
+    preview(null, picked);
   }
   function reset() {
     asked++;
@@ -142,9 +212,38 @@
     tray.hidden = true;
   }
 
+  // The keyboard: Tab from the card pressed last goes to Confirm (Shift+Tab comes back);
+  // the arrow keys, Home and End move from card to card.
+  var rtl = document.documentElement.dir === "rtl";
+  function step(el, by) {
+    var i = cards.indexOf(el) + by;
+    return cards[Math.max(0, Math.min(cards.length - 1, i))];
+  }
+  function onKey(e) {
+    var el = e.currentTarget, to = null;
+    if (e.key === "Tab" && !e.shiftKey && el === last && confirmButton()) to = confirmButton();
+    else if (e.key === "ArrowRight") to = step(el, rtl ? -1 : 1);
+    else if (e.key === "ArrowLeft") to = step(el, rtl ? 1 : -1);
+    else if (e.key === "ArrowDown") to = step(el, 1);
+    else if (e.key === "ArrowUp") to = step(el, -1);
+    else if (e.key === "Home") to = cards[0];
+    else if (e.key === "End") to = cards[cards.length - 1];
+    if (!to || e.altKey || e.ctrlKey || e.metaKey) return;
+    e.preventDefault();
+    to.focus();
+  }
+  answer.addEventListener("keydown", function (e) {
+    if (e.key === "Tab" && e.shiftKey && e.target === confirmButton() && last && document.body.contains(last)) {
+      e.preventDefault();
+      last.focus();
+    }
+  });
+
   cards.forEach(function (el) {
+    el.addEventListener("keydown", onKey);
     el.addEventListener("click", function () {
       var on = !isOn(el);
+      last = el;
       press(el, on);
       if (el.dataset.where === "market" && choices.together.indexOf(el.dataset.card) >= 0) {
         // cards taken all together (the camels): the market's others of the kind go with it

@@ -81,6 +81,25 @@ def picked(move: Move, market: tuple[Card, ...]) -> dict[str, tuple[str, ...]]:
     return {}
 
 
+def meant(cards: dict[str, tuple[str, ...]]) -> str:
+    """The move a selection of cards writes, in the canonical notation, legal or not: the
+    inverse of ``picked``, so that the rules (the parser, ``Match.apply``) and not the page
+    say what is wrong with a selection. Market cards alone are taken (all camels:
+    ``camels``); with cards given they are an exchange; hand cards alone are sold; cards
+    given with nothing taken are an exchange that names nothing taken."""
+    market, hand, herd = (tuple(cards.get(place, ())) for place in PLACES)
+    given = hand + herd
+    if market and not given:
+        if all(word == Card.CAMEL.word for word in market):
+            return "camels"
+        return "take " + " ".join(market)
+    if market:
+        return f"exchange {' '.join(market)} for {' '.join(given)}"
+    if herd:
+        return f"exchange for {' '.join(given)}" if hand else "sell " + " ".join(herd)
+    return "sell " + " ".join(hand)
+
+
 @dataclass(frozen=True, slots=True)
 class OpenPlayer:
     """What everybody may know of a player: card count, herd size, goods tokens, how many

@@ -266,6 +266,11 @@ def _localized_param(name: str, value: Any) -> Any:
         return number(value) if isinstance(value, int) else value
     if value in CARD_WORDS:
         return card_label(Card.from_word(value))
+    if name in ("cards", "goods"):  # a list of card words (a selection read canonically)
+        sep = ", " if ", " in value else " "
+        parts = value.split(sep)
+        if all(part in CARD_WORDS for part in parts):
+            return sep.join(card_label(Card.from_word(part)) for part in parts)
     if name == "choices":
         return format_list(value.split(" or "), style="or", locale=reader().locale)
     return value

@@ -117,8 +117,17 @@ def move_reader(env: Env, claim: ReplyClaim) -> Callable[[str], bool]:
     return lambda text: reads_as_move(text, language, hand)
 
 
-def preview_move(env: Env, token: str, expected_n: int, text: str, client: Client) -> Preview:
-    """Say in words what a move would do, changing nothing but the access log."""
+def preview_move(
+    env: Env,
+    token: str,
+    expected_n: int,
+    text: str,
+    client: Client,
+    *,
+    language: str | None = None,
+) -> Preview:
+    """Say in words what a move would do, changing nothing but the access log. ``text`` is
+    read in ``language`` (the page's, when its reader chose another), else the seat's."""
     try:
         with env.db.write() as session:
             game, seat = authenticate(env, session, token)
@@ -126,7 +135,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             _check_frozen(game)
             if expected_n != log.n + 1:
                 raise Conflict(MOVED_ON)
-            move = _parse(text, seat.language, log.match, seat.seat)
+            move = _parse(text, language or seat.language, log.match, seat.seat)
             _check_policy(game, seat, move, "web")
             try:
                 words = preview(log.match, move, seat.seat)
@@ -157,16 +166,20 @@ def submit_move(
     *,
     source: str = "web",
     message: str | None = None,
+    language: str | None = None,
 ) -> MoveDone:
-    """Record a move from a seat link; a refused move records nothing but the refusal."""
-    return _submit(env, env.links.open_seat(token), expected_n, text, client, source, message)
+    """Record a move from a seat link; a refused move records nothing but the refusal.
+    ``text`` is read in ``language`` (the page's), else the seat's, as ``preview_move``."""
+    return _submit(
+        env, env.links.open_seat(token), expected_n, text, client, source, message, language
+    )
 
 
 def submit_reply(
     env: Env, claim: ReplyClaim, text: str, message: str | None, client: Client
 ) -> MoveDone:
     """Record a move mailed to a reply address (the same checks as the web)."""
-    return _submit(env, claim, claim.n, text, client, "email", message)
+    return _submit(env, claim, claim.n, text, client, "email", message, None)
 
 
 def _submit(
@@ -177,6 +190,7 @@ def _submit(
     client: Client,
     source: str,
     message: str | None,
+    language: str | None,
 ) -> MoveDone:
     try:
         return _append(
@@ -185,7 +199,7 @@ def _submit(
             expected_n,
             client,
             source,
-            lambda seat, match: _parse(text, seat.language, match, seat.seat),
+            lambda seat, match: _parse(text, language or seat.language, match, seat.seat),
             notes.note_for_opponent(env.config, message),
         )
     except (MoveRefused, Conflict) as exc:

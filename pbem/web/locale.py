@@ -3,9 +3,13 @@
 A visitor gets, in order: the language asked for in the URL (``?lang=fa``, from
 the switcher on every page, remembered in a cookie), the one remembered, or the
 best match of the browser's ``Accept-Language``. The time zone is the one the
-browser reported (``static/timezone.js`` stores it in a cookie) or UTC. A seat
-page then switches to the seat's own language and time zone (``for_seat``),
-unless the URL asks for another language for that one view.
+browser reported (``static/timezone.js`` stores it in a cookie) or UTC. A seat's
+pages (its page, replay and audits, and the forms they post) then switch to the
+seat's own language and time zone (``for_seat``), unless this browser chose another
+for that seat: the switcher's ``?lang=`` there is remembered in a cookie whose path
+is the seat's link, so it holds for every page and answer of that seat (the moves
+typed are read in it too), and for no other seat. Saving the seat's own language
+forgets it.
 
 Templates, mails and service errors all translate through ``pbem.i18n``; Flask-Babel
 is pointed at the same reader and the same catalogs, so ``flask_babel.gettext``
@@ -32,6 +36,8 @@ from ..i18n import (
 )
 
 LANGUAGE_COOKIE = "pbem_lang"
+#: The language this browser chose for one seat's pages (path: that seat's link).
+SEAT_LANGUAGE_COOKIE = "pbem_seat_lang"
 TIMEZONE_COOKIE = "pbem_tz"
 YEAR = 60 * 60 * 24 * 365
 
@@ -60,14 +66,52 @@ def for_player(timezone: str | None) -> Reader:
     return set_reader(reader().language, timezone)
 
 
+def seat_language() -> str | None:
+    """The language this browser chose for the seat whose pages these are (the URL's, else
+    the one remembered for that seat), or None: the seat's own."""
+    chosen = request.cookies.get(SEAT_LANGUAGE_COOKIE)
+    return asked_language() or (chosen if chosen in LANGUAGES else None)
+
+
 def for_seat(seat_reader: Reader) -> Reader:
-    """A seat page speaks the seat's language, unless this view asks for another.
+    """A seat's page speaks the seat's language, unless this browser chose another for it.
 
     The browser then remembers it, so the game's public page and replay opened
     from there are in the same language.
     """
     g.pbem_seat_reader = seat_reader
-    return set_reader(asked_language() or seat_reader.language, seat_reader.timezone)
+    return set_reader(seat_language() or seat_reader.language, seat_reader.timezone)
+
+
+def _seat_path() -> str | None:
+    """The path of this seat's link, which every page of the seat lies under."""
+    token = (request.view_args or {}).get("token")
+    if not token or "seat.view" not in current_app.view_functions:
+        return None
+    return url_for("seat.view", token=token)
+
+
+def remember_for_seat(response: Any, language: str | None) -> Any:
+    """Keep ``language`` as this browser's for the seat's pages, or forget the choice
+    (``None``, or the seat's own language: the seat's setting speaks again)."""
+    path = _seat_path()
+    if path is None:
+        return response
+    seat_reader = g.get("pbem_seat_reader")
+    if language in LANGUAGES and (seat_reader is None or language != seat_reader.language):
+        secure = not current_app.config.get("PBEM_DEV", False)
+        response.set_cookie(
+            SEAT_LANGUAGE_COOKIE,
+            language,
+            max_age=YEAR,
+            path=path,
+            samesite="Lax",
+            secure=secure,
+            httponly=True,
+        )
+    elif request.cookies.get(SEAT_LANGUAGE_COOKIE) is not None:
+        response.delete_cookie(SEAT_LANGUAGE_COOKIE, path=path)
+    return response
 
 
 def remember(response: Any, language: str | None = None, timezone: str | None = None) -> Any:
@@ -120,6 +164,8 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def _remember(response: Any) -> Any:
         if asked_language():
+            if g.get("pbem_seat_reader") is not None:
+                remember_for_seat(response, asked_language())
             return remember(response)
         seat_reader = g.get("pbem_seat_reader")
         if seat_reader is not None and request.cookies.get(LANGUAGE_COOKIE) is None:

@@ -9,8 +9,8 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from ..engine import Card, Move
-from ..engine.views import PLACES, picked
+from ..engine import CARDS, Card, Move
+from ..engine.views import PLACES, meant, picked
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
@@ -19,7 +19,7 @@ from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from . import inputs
 from .client import client
 from .context import services
-from .locale import for_seat, remember
+from .locale import for_seat, remember, remember_for_seat, seat_language
 from .replay import flag_headers
 
 bp = Blueprint("seat", __name__, url_prefix="/s/<secret:token>")
@@ -34,6 +34,43 @@ def selection_key(cards: dict[str, tuple[str, ...]]) -> str:
     """A selection of cards as one string: ``market:camel,camel;hand:;herd:``, each place's
     card words sorted as strings (static/seat.js writes a selection the same way)."""
     return ";".join(f"{place}:{','.join(sorted(cards.get(place, ())))}" for place in PLACES)
+
+
+#: The most cards one place of a selection may name (more than any table holds).
+_MOST_PICKED = 12
+_CARD_WORDS = frozenset(c.word for c in CARDS)
+UNREADABLE_SELECTION = _l("The cards picked could not be read: pick them again.")
+
+
+def selection_from(key: str) -> dict[str, tuple[str, ...]]:
+    """A selection as ``selection_key`` writes it, read back; anything else is refused."""
+    parts = key.split(";")
+    cards: dict[str, tuple[str, ...]] = {}
+    if len(parts) != len(PLACES):
+        raise BadRequest(UNREADABLE_SELECTION)
+    for place, part in zip(PLACES, parts, strict=True):
+        name, _, words = part.partition(":")
+        picked_here = tuple(words.split(",")) if words else ()
+        if (
+            name != place
+            or len(picked_here) > _MOST_PICKED
+            or not _CARD_WORDS.issuperset(picked_here)
+        ):
+            raise BadRequest(UNREADABLE_SELECTION)
+        cards[place] = picked_here
+    if not any(cards.values()):
+        raise BadRequest(UNREADABLE_SELECTION)
+    return cards
+
+
+def _move_asked() -> tuple[str, str | None]:
+    """The move a preview asks about and the language to read it in: cards clicked (the
+    ``cards`` field) are written in the canonical notation whatever the page's language,
+    so the rules, not the page, say what they make; a move typed is read in the page's
+    language (the seat's, or the one this browser chose for the seat)."""
+    if "cards" in request.form:
+        return meant(selection_from(inputs.text(request.form, "cards", limit=400))), "en"
+    return inputs.text(request.form, "move"), seat_language()
 
 
 def move_choices(page: games.SeatPage) -> dict[str, Any]:
@@ -56,6 +93,29 @@ def _choices(
     return tuple((selection_key(picked(m, market)), written(str(m), language)) for m in legal)
 
 
+Won = tuple[tuple[Card | None, tuple[int, ...]], ...]
+
+
+def tokens_won(entries: tuple[Any, ...], seat: int, values: tuple[int, ...]) -> Won:
+    """A seat's goods tokens of this round grouped by good, as the log's sales won them, so
+    that a page (and a screen reader) names each token's good. The round's tokens are its
+    sales' tokens in order; where the log does not add up to them (it always should), the
+    values stand alone under no good."""
+    starts = [0] + [i + 1 for i, e in enumerate(entries) if e.ended is not None]
+    for start in reversed(starts[-2:]):  # this round's, or (game over) the last round's
+        sales = [
+            (e.words.move.good, e.words.tokens)
+            for e in entries[start:]
+            if e.seat == seat and e.words.tokens
+        ]
+        if tuple(t for _, tokens in sales for t in tokens) == values:
+            groups: dict[Card, tuple[int, ...]] = {}
+            for good, tokens in sales:
+                groups[good] = groups.get(good, ()) + tokens
+            return tuple(groups.items())
+    return ((None, values),) if values else ()
+
+
 def _page(token: str, status: int = 200, **context: Any) -> Any:
     """The seat's page, in the seat's language (errors passed in are translated lazily)."""
     page = games.seat_page(services(), token, client())
@@ -63,7 +123,12 @@ def _page(token: str, status: int = 200, **context: Any) -> Any:
     if isinstance(page, games.WaitingPage):
         return render_template("web/accept.html", page=page, **context), status
     choices = move_choices(page)
-    return render_template("web/seat.html", page=page, choices=choices, **context), status
+    view = page.view
+    won = (
+        tokens_won(page.entries, view.me.seat, view.me.goods_tokens),
+        tokens_won(page.entries, view.opponent.seat, view.opponent.goods_tokens),
+    )
+    return render_template("web/seat.html", page=page, choices=choices, won=won, **context), status
 
 
 def _act(token: str, action: Callable[[], Any], done: str | Callable[[Any], str]) -> Any:
@@ -95,7 +160,10 @@ def accept(token: str) -> Any:
             timezone=inputs.optional_text(form, "timezone"),
         )
 
-    return _act(token, accept_it, "accept")
+    answer = _act(token, accept_it, "accept")
+    if isinstance(answer, Response) and request.form.get("language"):
+        remember_for_seat(answer, None)  # the language chosen in the form speaks
+    return answer
 
 
 @bp.get("")
@@ -105,12 +173,13 @@ def view(token: str) -> Any:
 
 @bp.post("/preview")
 def preview(token: str) -> Any:
+    text = ""
     try:
-        text = inputs.text(request.form, "move")
+        text, language = _move_asked()
         note = moves.clean_message(
             inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
         )
-        result = moves.preview_move(services(), token, _n(), text, client())
+        result = moves.preview_move(services(), token, _n(), text, client(), language=language)
     except (Conflict, BadRequest) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
@@ -123,7 +192,16 @@ def move(token: str) -> Any:
     try:
         text = inputs.text(request.form, "move")
         note = inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
-        moves.submit_move(services(), token, _n(), text, client(), source="web", message=note)
+        moves.submit_move(
+            services(),
+            token,
+            _n(),
+            text,
+            client(),
+            source="web",
+            message=note,
+            language=seat_language(),
+        )
     except (Conflict, BadRequest) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
@@ -201,6 +279,7 @@ def language(token: str) -> Any:
             raise
         return _page(token, exc.status, error=exc)
     response = redirect(url_for("seat.view", token=token, done="language"), code=303)
+    remember_for_seat(response, None)  # the seat's own language speaks again
     return remember(response, chosen.language, chosen.timezone)
 
 

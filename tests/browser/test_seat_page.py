@@ -67,13 +67,14 @@ def test_clicked_cards_name_the_servers_move(live_server, env, page):
         assert page.input_value("#move") == text
         page.wait_for_selector("#tray .preview")
         assert "Confirm: " + text in page.inner_text("#tray")
-    # a card alone that makes no move says so, and asks the server nothing
+    # a card alone that makes no move says why, in the rules' words (issue 33)
     page.click("#clear")
     first = hand.nth(0).get_attribute("data-card")
     hand.nth(0).click()
     if f"market:;hand:{first};herd:" not in choices:
         assert page.input_value("#move") == ""
-        assert "No move uses exactly these cards" in page.inner_text("#tray")
+        page.wait_for_selector("#tray .alert")
+        assert "must be sold at least 2 at a time" in page.inner_text("#tray .alert")
 
 
 def test_accepting_in_the_browser_adds_its_own_random_bytes(live_server, env, page):
