@@ -1,4 +1,5 @@
-"""Engine benchmark: validated replay, verify, legal-move generation, random matches.
+"""Engine benchmark: validated replay, verify, legal-move generation, previews and
+narrations, random matches.
 
 Run: ``.venv/bin/python -m benchmarks.engine [--matches N]``. Prints figures; asserts nothing.
 Goals: a validated replay at 12 µs per move or less on a 2-core machine, and a whole
@@ -15,6 +16,7 @@ import statistics
 import time
 
 from pbem.engine import Match, load_record, replay_moves, verify
+from pbem.engine.explain import narrate, preview
 from pbem.engine.record import LoggedMove, Record
 from tests.engine.records import play_record
 
@@ -132,6 +134,23 @@ def main() -> None:
         f"legal moves:        {t / len(positions) * 1e6:6.2f} µs/position   "
         f"(mean {statistics.mean(counts):.1f}, max {max(counts)} moves)"
     )
+
+    # a preview is worked out in worlds sampled from the mover's information, and a
+    # narration from the public's observations (pbem/engine/explain.py)
+    sample = positions[:: max(1, len(positions) // 400)]
+    asked = [(p, move) for p in sample for move in p.legal_moves()]
+
+    def previews() -> None:
+        for p, move in asked:
+            preview(p, move, p.round.to_move)
+
+    def narrations() -> None:
+        for p, move in asked:
+            narrate(p, move, p.round.to_move, "A")
+
+    for label, fn in (("preview:", previews), ("narration:", narrations)):
+        t = _best(fn, max(1, args.repeat // 2))
+        print(f"{label:<20}{t / len(asked) * 1e6:6.2f} µs/move   ({len(asked)} moves)")
 
     def random_matches() -> int:
         r = random.Random(1)
