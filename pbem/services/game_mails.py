@@ -393,7 +393,9 @@ def _told(
                 n=moved.turn,
             ),
             dict(common, late=late, can_claim=can_claim, turn_n=moved.turn),
-            reply_n=moved.n + 1 if late or can_claim else None,
+            # a timeout is not a move: the owed move's address stays the one its reminders
+            # and its warning carried, the timeout's own entry number (``played.owed_entry``)
+            reply_n=moved.n if late or can_claim else None,
         )
     if kind == "your_turn":
         return _Draft(
@@ -520,8 +522,8 @@ def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reiss
 class Turn:
     """The turn a reminder or a warning is about."""
 
-    next_n: int  #: the record's number of the entry that will answer it (the reply address's)
-    key: int  #: the record's number of the move it waits for, as before any timeout: dedupe
+    owed: int  #: the record's number handed out for the move (``played.owed_entry``): the
+    #: reply address, and the key that queues each mail once, both unchanged by a timeout
     shown: int  #: the number players see for that move (``played.next_turn``)
 
 
@@ -548,8 +550,8 @@ def reminder(
             opponent=seat_names(game)[1 - seat],
             n=turn.shown,
         ),
-        dedupe=f"reminder:{game.id}:{turn.key}:{k}",
-        reply_n=turn.next_n,
+        dedupe=f"reminder:{game.id}:{turn.owed}:{k}",
+        reply_n=turn.owed,
         deadline=deadline,
         since=since,
         view=jaipur.seat_view(match, seat),
@@ -577,8 +579,8 @@ def deadline_warning(
             n=turn.shown,
         ),
         # once per deadline: time away moves the deadline, and the moved one is warned of again
-        dedupe=f"warning:{game.id}:{turn.key}:{iso(deadline)}",
-        reply_n=turn.next_n,
+        dedupe=f"warning:{game.id}:{turn.owed}:{iso(deadline)}",
+        reply_n=turn.owed,
         deadline=deadline,
     )
 

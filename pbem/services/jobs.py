@@ -24,7 +24,7 @@ from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
 from .log import log_rows, state_of
 from .moves import record_timeout
-from .played import turn_after
+from .played import owed_entry, turn_after
 from .status import GameStatus
 
 
@@ -61,12 +61,8 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             return
         seat = match.to_move
         next_n = len(rows) + 1
-        turn = game_mails.Turn(
-            next_n,
-            # keyed by the move it waits for as first logged, which a timeout does not change
-            key=next((row.n for row in reversed(rows) if row.move != "timeout"), 0) + 1,
-            shown=turn_after([row.move for row in rows]),
-        )
+        logged = [row.move for row in rows]
+        turn = game_mails.Turn(owed=owed_entry(logged), shown=turn_after(logged))
         away = away_intervals(game.seats[seat])
         clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
         timed_out = clock.deadline is not None and now >= clock.deadline
