@@ -4,8 +4,9 @@ A visitor gets, in order: the language asked for in the URL (``?lang=fa``, from
 the switcher on every page, remembered in a cookie), the one remembered, or the
 best match of the browser's ``Accept-Language``. The time zone is the one the
 browser reported (``static/timezone.js`` stores it in a cookie) or UTC. A seat
-page then switches to the seat's own language and time zone (``for_seat``),
-unless the URL asks for another language for that one view.
+page then switches to the seat's own language and time zone (``for_seat``), and a
+signed-in player's own pages to the account's (``for_account``), unless the URL asks
+for another language for that one view.
 
 Templates, mails and service errors all translate through ``pbem.i18n``; Flask-Babel
 is pointed at the same reader and the same catalogs, so ``flask_babel.gettext``
@@ -58,6 +59,13 @@ def for_player(timezone: str | None) -> Reader:
     if request.cookies.get(TIMEZONE_COOKIE) or not timezone:
         return reader()
     return set_reader(reader().language, timezone)
+
+
+def for_account(language: str, timezone: str | None) -> Reader:
+    """A signed-in player's own pages speak the account's language, unless this view asks
+    for another (as a seat page does), in the zone ``for_player`` chooses."""
+    set_reader(asked_language() or language, reader().timezone)
+    return for_player(timezone)
 
 
 def for_seat(seat_reader: Reader) -> Reader:
