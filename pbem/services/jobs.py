@@ -7,10 +7,14 @@ job twice (or on two nodes at once) sends and records nothing twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from ..clock import as_utc
 from ..i18n import Reader
 from ..mail.delivery import Backend, deliver_due
 from ..store import games as game_rows
@@ -18,7 +22,7 @@ from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
-from .deadlines import reminder_due, turn_clock
+from .deadlines import Interval, after_running, reminder_due, turn_clock
 from .env import Env
 from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
@@ -83,13 +87,10 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         # after the deadline the timeout mail says it all, unless the game simply waits
         keep_reminding = not timed_out or game.timeout_action == "wait"
         if mailable and keep_reminding and game.seats[seat].mail_mode == "each":
-            k = reminder_due(
-                clock,
-                now,
-                timedelta(hours=game.reminder_after_hours),
-                timedelta(hours=game.reminder_every_hours),
-                away,
-            )
+            every = timedelta(hours=game.reminder_every_hours)
+            k = reminder_due(clock, now, timedelta(hours=game.reminder_after_hours), every, away)
+            if k and _reminded_lately(session, game.id, seat, now, every, away):
+                k = 0
             if k:
                 report.reminders += game_mails.reminder(
                     session,
@@ -105,6 +106,20 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
     # the timeout goes through the log's one path, in a transaction of its own
     if timed_out and match.overdue is None and record_timeout(env, game_id, next_n) is not None:
         report.timeouts += 1
+
+
+def _reminded_lately(
+    session: Session,
+    game_id: int,
+    seat: int,
+    now: datetime,
+    every: timedelta,
+    away: Sequence[Interval],
+) -> bool:
+    """Whether the seat's last reminder is less than ``every`` (a day at least) old: after
+    downtime the schedule owes one at once, and the next counts from the one sent."""
+    last = outbox_rows.last_queued(session, game_id, seat, "reminder")
+    return last is not None and now < after_running(as_utc(last), every, away)
 
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
