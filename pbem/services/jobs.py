@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from ..clock import as_utc
 from ..i18n import Reader
 from ..mail.delivery import Backend, deliver_due
+from ..store import access_log
 from ..store import games as game_rows
 from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
@@ -157,6 +158,9 @@ def send_digests(env: Env) -> int:
             except Frozen:
                 continue  # flagged as this transaction commits; a frozen game waits for no one
             if match.to_move != seat.seat:
+                continue
+            # a game whose page showed the seat this turn is not news to it
+            if access_log.shown(session, game.id, seat.seat, len(rows), turn_started(game, rows)):
                 continue
             clock = current_clock(game, rows, match, now)
             person = waiting.setdefault(
