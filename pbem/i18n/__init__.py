@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale
 from babel.dates import format_timedelta
+from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -183,20 +184,25 @@ def shown_number(value: float) -> str:
 
 
 def shown_duration(length: timedelta) -> str:
-    """A length of time in whole days when it is whole days, else in whole hours (under an
-    hour: whole minutes), rounded down, in the reader's words: "2 days", "12 годин", "۱۲
-    ساعت". A fraction of a day never shows: no decimal separator to get wrong, and the
-    plural form is CLDR's for a whole number in each language (Babel's)."""
+    """A length of time in whole days and whole hours (under an hour: whole minutes),
+    rounded down, in the reader's words: "2 days", "7 days 23 hours", "12 годин", "۱۲
+    ساعت". A fraction never shows: no decimal separator to get wrong, each unit takes
+    CLDR's plural form for its number, and CLDR's list pattern joins the two (Babel's)."""
     minutes = max(0, round(length.total_seconds()) // 60)
-    if minutes and minutes % (24 * 60) == 0:
-        unit, whole = "day", timedelta(days=minutes // (24 * 60))
-    elif minutes >= 60:
-        unit, whole = "hour", timedelta(hours=minutes // 60)
-    else:
-        unit, whole = "minute", timedelta(minutes=minutes)
+    days, hours = divmod(minutes // 60, 24)
     r = reader()
-    text = format_timedelta(whole, granularity=unit, threshold=10**9, locale=r.locale)
-    return digits(text, r.language)
+    if not days and not hours:
+        parts = [_unit(timedelta(minutes=minutes), "minute", r.locale)]
+    else:
+        parts = [_unit(timedelta(days=days), "day", r.locale)] if days else []
+        if hours:
+            parts.append(_unit(timedelta(hours=hours), "hour", r.locale))
+    return digits(format_list(parts, style="unit-narrow", locale=r.locale), r.language)
+
+
+def _unit(whole: timedelta, unit: str, locale: Any) -> str:
+    """A whole number of one unit: "7 days", "23 ώρες"."""
+    return format_timedelta(whole, granularity=unit, threshold=10**9, locale=locale)
 
 
 def shown_percent(value: float | None) -> str:

@@ -99,10 +99,13 @@ def _mail(
     reply_n: int | None = None,
     dedupe: str | None = None,
     message_id: str | None = None,
+    not_before: datetime | None = None,
     **context: Any,
 ) -> dict[str, Any]:
     """One mail to a seat, written now in its language, as an outbox row's values."""
-    row = _envelope(env, game, seat, kind, dedupe=dedupe, message_id=message_id)
+    row = _envelope(
+        env, game, seat, kind, dedupe=dedupe, message_id=message_id, not_before=not_before
+    )
     written = _write(env, game, seat, _Draft(kind, subject, context, reply_n), env.clock.now())
     row.update(
         subject=written.subject,
@@ -220,10 +223,16 @@ def invitation(
     )
 
 
-def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> None:
-    """Both players accepted: the cards are dealt from the mixed seed."""
+def dealt(
+    session: Session, env: Env, game: Game, seat: int, match: Match, *, held: bool = False
+) -> None:
+    """Both players accepted: the cards are dealt from the mixed seed.
+
+    ``held``: the seat dealt it from its own page (a game against the computer), which
+    shows the deal at once; held and dropped as a "your turn" is (``Writer.unwanted``)."""
     opponent = seat_names(game)[1 - seat]
     starts = match.to_move == seat
+    hold = timedelta(seconds=env.config.turn_mail_hold)
     _queue(
         session,
         env,
@@ -237,6 +246,7 @@ def dealt(session: Session, env: Env, game: Game, seat: int, match: Match) -> No
         starts=starts,
         contributions=[s.contribution for s in game.seats],
         reply_n=1 if starts else None,
+        not_before=env.clock.now() + hold if held else None,
     )
 
 
@@ -393,7 +403,9 @@ def _told(
                 n=moved.turn,
             ),
             dict(common, late=late, can_claim=can_claim, turn_n=moved.turn),
-            reply_n=moved.n + 1 if late or can_claim else None,
+            # a timeout is not a move: the owed move's address stays the one its reminders
+            # and its warning carried, the timeout's own entry number (``played.owed_entry``)
+            reply_n=moved.n if late or can_claim else None,
         )
     if kind == "your_turn":
         return _Draft(
@@ -452,9 +464,12 @@ class Writer:
 
     def unwanted(self, session: Session, row: OutboxMessage) -> str | None:
         """Why a due row is no longer to be sent: a "your turn" whose move the seat's page
-        showed, through its link, while the mail was held; else None."""
+        showed, through its link, while the mail was held, or a held "the cards are dealt"
+        whose deal it showed (``dealt``); else None."""
         game_id, seat, n = row.game_id, row.seat, row.about_n
-        if row.kind != "your_turn" or game_id is None or seat is None or n is None:
+        if row.kind == "dealt" and game_id is not None and _held_deal(session, game_id):
+            n = 0  # the page showed the deal, before any move
+        if row.kind not in ("your_turn", "dealt") or game_id is None or seat is None or n is None:
             return None
         if access_log.shown(session, game_id, seat, n, as_utc(row.created_at)):
             return "not sent: the seat's page showed the move"
@@ -473,6 +488,13 @@ class Writer:
             log = played(self.env, session, game)  # this process's cache, extended
             self._moved[key] = last_move(log) if log.n == n else moved_at(session, game, n)
         return self._moved[key]
+
+
+def _held_deal(session: Session, game_id: int) -> bool:
+    """Whether a game's "the cards are dealt" was held (``dealt``): one against the computer,
+    dealt as the person accepted it on its page."""
+    game = session.get(Game, game_id)
+    return game is not None and any(s.bot is not None for s in game.seats)
 
 
 def last_move(log: Played) -> Moved:
@@ -520,8 +542,8 @@ def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reiss
 class Turn:
     """The turn a reminder or a warning is about."""
 
-    next_n: int  #: the record's number of the entry that will answer it (the reply address's)
-    key: int  #: the record's number of the move it waits for, as before any timeout: dedupe
+    owed: int  #: the record's number handed out for the move (``played.owed_entry``): the
+    #: reply address, and the key that queues each mail once, both unchanged by a timeout
     shown: int  #: the number players see for that move (``played.next_turn``)
 
 
@@ -548,8 +570,8 @@ def reminder(
             opponent=seat_names(game)[1 - seat],
             n=turn.shown,
         ),
-        dedupe=f"reminder:{game.id}:{turn.key}:{k}",
-        reply_n=turn.next_n,
+        dedupe=f"reminder:{game.id}:{turn.owed}:{k}",
+        reply_n=turn.owed,
         deadline=deadline,
         since=since,
         view=jaipur.seat_view(match, seat),
@@ -577,8 +599,8 @@ def deadline_warning(
             n=turn.shown,
         ),
         # once per deadline: time away moves the deadline, and the moved one is warned of again
-        dedupe=f"warning:{game.id}:{turn.key}:{iso(deadline)}",
-        reply_n=turn.next_n,
+        dedupe=f"warning:{game.id}:{turn.owed}:{iso(deadline)}",
+        reply_n=turn.owed,
         deadline=deadline,
     )
 

@@ -557,8 +557,10 @@ def accept(
         game.seed, game.status, game.dealt_at = seed.hex(), GameStatus.IN_PROGRESS.value, now
         session.flush()
         match = state_of(env, game, [])
+        # against the computer the person dealt it on their page, which shows it at once
+        against_computer = any(s.bot is not None for s in game.seats)
         for s in (0, 1):
-            game_mails.dealt(session, env, game, s, match)
+            game_mails.dealt(session, env, game, s, match, held=against_computer)
         if match.to_move is not None and game.seats[match.to_move].bot is not None:
             wakeup.computer_to_move(session)  # the computer starts: at once
         return True

@@ -7,24 +7,29 @@ job twice (or on two nodes at once) sends and records nothing twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from ..clock import as_utc
 from ..i18n import Reader
 from ..mail.delivery import Backend, deliver_due
+from ..store import access_log
 from ..store import games as game_rows
 from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
-from .deadlines import reminder_due, turn_clock
+from .deadlines import Interval, after_running, reminder_due, turn_clock
 from .env import Env
 from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
 from .log import log_rows, state_of
 from .moves import record_timeout
-from .played import turn_after
+from .played import owed_entry, turn_after
 from .status import GameStatus
 
 
@@ -61,12 +66,8 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             return
         seat = match.to_move
         next_n = len(rows) + 1
-        turn = game_mails.Turn(
-            next_n,
-            # keyed by the move it waits for as first logged, which a timeout does not change
-            key=next((row.n for row in reversed(rows) if row.move != "timeout"), 0) + 1,
-            shown=turn_after([row.move for row in rows]),
-        )
+        logged = [row.move for row in rows]
+        turn = game_mails.Turn(owed=owed_entry(logged), shown=turn_after(logged))
         away = away_intervals(game.seats[seat])
         clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
         timed_out = clock.deadline is not None and now >= clock.deadline
@@ -87,13 +88,10 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         # after the deadline the timeout mail says it all, unless the game simply waits
         keep_reminding = not timed_out or game.timeout_action == "wait"
         if mailable and keep_reminding and game.seats[seat].mail_mode == "each":
-            k = reminder_due(
-                clock,
-                now,
-                timedelta(hours=game.reminder_after_hours),
-                timedelta(hours=game.reminder_every_hours),
-                away,
-            )
+            every = timedelta(hours=game.reminder_every_hours)
+            k = reminder_due(clock, now, timedelta(hours=game.reminder_after_hours), every, away)
+            if k and _reminded_lately(session, game.id, seat, now, every, away):
+                k = 0
             if k:
                 report.reminders += game_mails.reminder(
                     session,
@@ -109,6 +107,20 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
     # the timeout goes through the log's one path, in a transaction of its own
     if timed_out and match.overdue is None and record_timeout(env, game_id, next_n) is not None:
         report.timeouts += 1
+
+
+def _reminded_lately(
+    session: Session,
+    game_id: int,
+    seat: int,
+    now: datetime,
+    every: timedelta,
+    away: Sequence[Interval],
+) -> bool:
+    """Whether the seat's last reminder is less than ``every`` (a day at least) old: after
+    downtime the schedule owes one at once, and the next counts from the one sent."""
+    last = outbox_rows.last_queued(session, game_id, seat, "reminder")
+    return last is not None and now < after_running(as_utc(last), every, away)
 
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
@@ -146,6 +158,9 @@ def send_digests(env: Env) -> int:
             except Frozen:
                 continue  # flagged as this transaction commits; a frozen game waits for no one
             if match.to_move != seat.seat:
+                continue
+            # a game whose page showed the seat this turn is not news to it
+            if access_log.shown(session, game.id, seat.seat, len(rows), turn_started(game, rows)):
                 continue
             clock = current_clock(game, rows, match, now)
             person = waiting.setdefault(

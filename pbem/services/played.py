@@ -60,6 +60,25 @@ def turn_after(moves: Sequence[str]) -> int:
     return next_turn(turn, last)
 
 
+def owed_entry(moves: Sequence[str]) -> int:
+    """The record's number a reply address, a form or an API call carries for the move owed
+    after these logged entries: the next entry's, or, after the clock's ``timeout`` entries,
+    the first of them. A timeout is not a move the player made, so what was handed out for
+    the move before it stays valid (``answers_owed``), and every mail of that move carries
+    one address."""
+    n = len(moves)
+    while n and moves[n - 1] == "timeout":
+        n -= 1
+    return n + 1
+
+
+def answers_owed(moves: Sequence[str], n: int) -> bool:
+    """Whether something made for entry ``n`` (a reply address, a form, an API call) is for
+    the move owed after these logged entries: the next entry, or an earlier one when only
+    the clock's timeout entries were logged since."""
+    return owed_entry(moves) <= n <= len(moves) + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A logged move as pages show it: ``n`` its number in the record, ``turn`` the number
@@ -96,6 +115,16 @@ class Played:
     def n(self) -> int:
         """How many entries the log holds (the next move is ``n + 1``)."""
         return len(self.entries)
+
+    def answers(self, n: int) -> bool:
+        """Whether a reply, form or API call made for entry ``n`` is for the move owed now
+        (``answers_owed``)."""
+        return answers_owed([e.move for e in self.entries], n)
+
+    @property
+    def owed_n(self) -> int:
+        """The record's number handed out for the move owed now (``owed_entry``)."""
+        return owed_entry([e.move for e in self.entries])
 
     @property
     def next_turn(self) -> int:

@@ -27,11 +27,11 @@ from ..i18n import lazy_gettext as _l
 from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
-from ..store import move_log
 from . import game_mails, moves, notes, ratelimit
 from .env import Env
 from .errors import MAIL_GAME_OVER, Frozen, ServiceError
 from .log import Client, log_rows, state_of
+from .played import answers_owed, turn_after
 from .seat_tokens import ReplyClaim
 from .status import GameStatus
 
@@ -133,8 +133,9 @@ def accepts_recipient(env: Env, address: str) -> bool:
 def address_open(env: Env, claim: ReplyClaim) -> bool:
     """Whether mail to a genuine reply address is still read and answered.
 
-    It is while its move is the game's next one, however old the mail. Once the game has
-    moved past it (either seat moved, or the clock did) or has ended, it is for
+    It is while its move is the one owed, however old the mail: the game's next one, or
+    one the clock's timeout entries followed (a timeout is not a move, ``played.answers_owed``).
+    Once the game has moved past it (either seat moved) or has ended, it is for
     ``reply_grace_hours`` more, so a reply that crossed the opponent's move is told what
     happened; then never again, so an old address cannot make the server write to its
     seat. A replaced link's address (the key version moved on), the computer's seat and
@@ -155,7 +156,14 @@ def address_open(env: Env, claim: ReplyClaim) -> bool:
             return False
         if claim.n == due and game.status != GameStatus.FINISHED:
             return True
-        spent = move_log.time_of(session, game.id, claim.n) if claim.n < due else game.finished_at
+        spent = game.finished_at
+        if claim.n < due:
+            rows = log_rows(session, game)
+            if answers_owed([row.move for row in rows], claim.n):
+                if game.status != GameStatus.FINISHED:
+                    return True
+            else:  # spent when the move it was for was made, not when the clock wrote
+                spent = next(r.at for r in rows[claim.n - 1 :] if r.move != "timeout")
     grace = timedelta(hours=env.config.reply_grace_hours)
     return spent is not None and env.clock.now() - as_utc(spent) <= grace
 
@@ -211,8 +219,11 @@ def _refuse(
             if match is not None:
                 if match.is_over:
                     reason = GAME_OVER
-                elif claim.n != len(rows) + 1 and seat_row.key_version == claim.key_version:
-                    reason = _moved_on(claim.n, len(rows) + 1)
+                elif (
+                    not answers_owed(logged := [row.move for row in rows], claim.n)
+                    and seat_row.key_version == claim.key_version
+                ):  # in the numbers the mails gave those moves
+                    reason = _moved_on(turn_after(logged[: claim.n - 1]), turn_after(logged))
                 view = jaipur.seat_view(match, claim.seat)
                 if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())

@@ -56,7 +56,6 @@ _FROM = (
     .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))
     .order_by(MoveRow.n)
 )
-_AT = select(MoveRow.at).where(MoveRow.game_id == bindparam("game_id"), MoveRow.n == bindparam("n"))
 _ALL = select(MoveRow).where(MoveRow.game_id == bindparam("game_id")).order_by(MoveRow.n)
 _SQLITE_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _LENGTH = select(
@@ -82,11 +81,6 @@ def read_from(session: Session, game_id: int, n: int) -> list[Row[Any]]:
     The driver's rows as they come (no copy into ``LogRow``): a seat page reads them.
     """
     return list(session.execute(_FROM, {"game_id": game_id, "n": n}))
-
-
-def time_of(session: Session, game_id: int, n: int) -> datetime | None:
-    """When move ``n`` of the game was logged (None if it was not)."""
-    return session.scalar(_AT, {"game_id": game_id, "n": n})
 
 
 def length(session: Session, public_id: str) -> int | None:

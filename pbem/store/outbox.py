@@ -59,6 +59,15 @@ def queued(session: Session, dedupe_key: str) -> bool:
     return session.scalar(_BY_KEY, {"key": dedupe_key}) is not None
 
 
+def last_queued(session: Session, game_id: int, seat: int, kind: str) -> datetime | None:
+    """When the game's latest mail of this kind to this seat was queued (None: never)."""
+    return session.scalar(
+        select(func.max(OutboxMessage.created_at)).where(
+            OutboxMessage.game_id == game_id, OutboxMessage.seat == seat, OutboxMessage.kind == kind
+        )
+    )
+
+
 def queue(session: Session, mail: dict[str, Any]) -> bool:
     """Queue one row; with its ``dedupe_key`` already queued, or to an address that takes
     no mail, queue nothing and return False."""

@@ -9,7 +9,8 @@ seat's own language and time zone (``for_seat``), unless this browser chose anot
 for that seat: the switcher's ``?lang=`` there is remembered in a cookie whose path
 is the seat's link, so it holds for every page and answer of that seat (the moves
 typed are read in it too), and for no other seat. Saving the seat's own language
-forgets it.
+forgets it. A signed-in player's own pages speak the account's language
+(``for_account``), unless the URL asks for another for that one view.
 
 Templates, mails and service errors all translate through ``pbem.i18n``; Flask-Babel
 is pointed at the same reader and the same catalogs, so ``flask_babel.gettext``
@@ -71,6 +72,13 @@ def seat_language() -> str | None:
     the one remembered for that seat), or None: the seat's own."""
     chosen = request.cookies.get(SEAT_LANGUAGE_COOKIE)
     return asked_language() or (chosen if chosen in LANGUAGES else None)
+
+
+def for_account(language: str, timezone: str | None) -> Reader:
+    """A signed-in player's own pages speak the account's language, unless this view asks
+    for another (as a seat page does), in the zone ``for_player`` chooses."""
+    set_reader(asked_language() or language, reader().timezone)
+    return for_player(timezone)
 
 
 def for_seat(seat_reader: Reader) -> Reader:

@@ -34,7 +34,7 @@ from ..templating import when
 from . import inputs
 from .client import client
 from .context import services
-from .locale import for_player, remember
+from .locale import for_account, for_player, remember
 
 bp = Blueprint("players", __name__)
 
@@ -49,7 +49,8 @@ def need_player() -> Player:
     player = signed_in()
     if player is None:
         raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
-    for_player(player.timezone)  # times in the account's zone, unless the browser said its own
+    # the account's language; times in its zone, unless the browser said its own
+    for_account(player.language, player.timezone)
     return player
 
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, jobs, log, moves, settings
+import pytest
+
+from pbem.services import games, jobs, log, moves, replies, settings
+from pbem.services.errors import Conflict
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token
+from tests.mail.test_replies import reply
 
 CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
@@ -108,3 +112,102 @@ def test_without_a_timeout_moves_and_entries_are_one_number(env):
     turn = mails(env, public_id, seat=0, kind="your_turn")[-1]
     assert turn.subject.endswith("your turn (move 3)") and "(move 2: " in turn.text_body
     assert "entry" not in turn.text_body
+
+
+# A game that waits after a timeout: the late seat is reminded, warned, timed out and
+# reminded again, all of one move (issue 32 follow-up, finding 1).
+WAITS = games.GameClock(
+    days_per_move=3, reminder_after_hours=24, reminder_every_hours=48, timeout_action="wait"
+)
+
+
+def _late_in_a_waiting_game(env) -> str:
+    """Ada owes move 1 of a waiting game and lets it time out; reminded after it too."""
+    public_id = new_game(env, WAITS, first=0)
+    run_days(env, 6)
+    assert [e.move for e in games.public_page(env, public_id).entries] == ["timeout"]
+    return public_id
+
+
+def _owed_mails(env, public_id: str) -> list:
+    got = mails(env, public_id, seat=0)
+    return [m for m in got if m.kind in ("reminder", "deadline_warning", "timeout")]
+
+
+def test_every_mail_of_a_move_that_timed_out_names_it_by_one_number_and_one_address(env):
+    public_id = _late_in_a_waiting_game(env)
+    owed = _owed_mails(env, public_id)
+    kinds = [m.kind for m in owed]
+    assert {"reminder", "deadline_warning", "timeout"} <= set(kinds)
+    assert kinds.index("timeout") < len(kinds) - 1  # a reminder after the timeout too
+    for m in owed:
+        assert re.findall(r"\d+", m.subject.rpartition("(")[2]) == ["1"], (m.kind, m.subject)
+        numbers = re.findall(r"\b[Mm]ove \(?(\d+)", m.text_body)
+        assert set(numbers) <= {"1"}, (m.kind, numbers)
+    # one reply address for the one move owed, before the timeout and after it
+    assert len({m.headers["Reply-To"] for m in owed}) == 1
+
+
+@pytest.mark.parametrize("kind", ["reminder", "deadline_warning", "timeout", "late reminder"])
+def test_a_reply_to_any_mail_of_the_owed_move_plays_it_after_the_timeout(env, kind):
+    public_id = _late_in_a_waiting_game(env)
+    owed = _owed_mails(env, public_id)
+    if kind == "late reminder":
+        mail = owed[-1]
+        assert mail.kind == "reminder"
+    else:
+        mail = next(m for m in owed if m.kind == kind)
+    address = mail.headers["Reply-To"]
+    outcome = replies.handle_mail(env, reply(address, "camels").as_bytes(), [address])
+    assert outcome.outcome == "accepted", outcome.detail
+    entries = games.public_page(env, public_id).entries
+    assert [e.move for e in entries] == ["timeout", "camels"]
+    assert [e.turn for e in entries] == [1, 1]
+    # once the move is made the address is spent, and the refusal counts as the mails did
+    again = replies.handle_mail(env, reply(address, "camels").as_bytes(), [address])
+    assert again.outcome == "refused"
+    assert "about move 1, but the game has moved on since: it is now at move 2" in again.detail
+
+
+def test_a_page_or_an_api_call_made_before_the_timeout_still_plays_the_move(env, client):
+    public_id = new_game(env, WAITS, first=0)
+    t = token(env, public_id, 0)
+    form_n = games.seat_page(env, t, log.Client()).next_n
+    assert form_n == 1
+    run_days(env, 4)
+    assert [e.move for e in games.public_page(env, public_id).entries] == ["timeout"]
+    preview = client.post(
+        "/api/seat/preview",
+        json={"n": form_n, "move": "camels"},
+        headers={"Authorization": f"Bearer {t}"},
+    )
+    assert preview.status_code == 200, preview.json
+    done = client.post(
+        "/api/seat/moves",
+        json={"n": form_n, "move": "camels"},
+        headers={"Authorization": f"Bearer {t}"},
+    )
+    assert done.status_code == 201, done.json
+    assert done.json["n"] == 2  # the record's entry number stays the contract
+    # a move made is not across a timeout: the form of move 1 is spent now
+    with pytest.raises(Conflict):
+        moves.submit_move(env, token(env, public_id, 1), 1, "camels", log.Client())
+
+
+def test_after_a_timeout_and_two_moves_a_your_turn_mail_and_the_api_agree(env, client):
+    clock = games.GameClock(days_per_move=7, reminder_after_hours=24, reminder_every_hours=48)
+    public_id = new_game(env, clock, first=0)
+    run_days(env, 8)  # Ada's move 1 times out
+    play(env, public_id, 2)  # Ada's late move 1, then Bo's move 2
+    turn = mails(env, public_id, seat=0, kind="your_turn")[-1]
+    assert turn.subject.endswith("your turn (move 3)")
+    assert "(move 2: " in turn.text_body
+    claim = env.links.open_reply(turn.headers["Reply-To"].split("@")[0].split("+")[-1])
+    t = token(env, public_id, 0)
+    seat = client.get("/api/seat", headers={"Authorization": f"Bearer {t}"}).json
+    assert claim is not None and claim.n == seat["next_n"]
+    address = turn.headers["Reply-To"]
+    outcome = replies.handle_mail(env, reply(address, "camels").as_bytes(), [address])
+    assert outcome.outcome == "accepted", outcome.detail
+    (answered,) = [e for e in games.public_page(env, public_id).entries if e.turn == 3]
+    assert answered.n == 4

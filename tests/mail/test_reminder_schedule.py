@@ -5,6 +5,7 @@ by hour on the injected clock."""
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -89,3 +90,27 @@ def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_
     settings.set_away(env, t2, 0.5, log.Client())  # back at 54 h: still 2 h left
     clock_now = games.seat_page(env, t2, log.Client()).clock
     assert clock_now.deadline == begun + timedelta(hours=56)
+
+
+@pytest.mark.parametrize("timeout_action", ["wait", "claim"])
+@pytest.mark.parametrize("down_hours", [50, 59, 83])
+def test_after_the_scheduler_was_down_reminders_still_come_a_day_apart(
+    env, down_hours, timeout_action
+):
+    """A scheduler down for days (the clock jumps) sends one catch-up reminder, and the next
+    no sooner than a day after it: counted from the reminder sent, not from the schedule."""
+    clock = games.GameClock(
+        days_per_move=10,
+        reminder_after_hours=24,
+        reminder_every_hours=24,
+        timeout_action=timeout_action,
+    )
+    public_id = new_game(env, clock, first=0)
+    env.clock.advance(hours=down_hours)
+    jobs.run_clock(env)
+    assert len(sent_at(env, public_id, "reminder")) == 1  # one catch-up, not one per day missed
+    run_hours(env, 24 * 4)
+    reminders = sent_at(env, public_id, "reminder")
+    assert len(reminders) >= 4
+    gaps = [b - a for a, b in pairwise(reminders)]
+    assert min(gaps) >= timedelta(hours=24), gaps

@@ -130,3 +130,63 @@ def test_a_game_against_the_computer_played_on_its_page_sends_no_your_turn(
     assert {m.status for m in told} == {"dropped"}
     received = {m["Message-ID"] for m in smtp_server.received[before:]}
     assert not received & {m.message_id for m in told}
+
+
+def _digests_to(env, address: str) -> list:
+    from sqlalchemy import select
+
+    from pbem.store.models import OutboxMessage
+
+    with env.db.read() as session:
+        query = select(OutboxMessage).where(
+            OutboxMessage.kind == "digest", OutboxMessage.to_addr == address
+        )
+        return list(session.scalars(query))
+
+
+def _to_digest_hour(env) -> None:
+    env.clock.advance(days=1)
+    while env.clock.now().hour != env.config.digest_hour:
+        env.clock.advance(hours=1)
+
+
+def test_a_computer_game_started_from_my_games_mails_nothing_its_page_showed(
+    smtp_env, smtp_server, client
+):
+    """The tester's case (issue 32 follow-up, finding 5): one click in "my games" opened the
+    game's page at once, yet "the cards are dealt: your turn (move 1)" came, and a digest
+    13 s later counted the game the player was looking at."""
+    from tests.web.test_computer_pages import ENTROPY, seat_path
+    from tests.web.test_players import sign_in
+
+    env, address = smtp_env, "dealt-on-the-page@example.test"
+    sign_in(client, env, address)
+    me = client.get("/me")
+    answer = client.post(
+        "/me/computer", data={"csrf_token": csrf_of(me.text), "level": "easy", "entropy": ENTROPY}
+    )
+    path = seat_path(answer.headers["Location"])
+    t = path.removeprefix("/s/")
+    public_id = env.links.open_seat(t).public_id
+    assert client.get(path).status_code == 200  # the page opens at once
+    deliver(env)
+    (dealt,) = mails(env, public_id, seat=0, kind="dealt")
+    assert dealt.status == "pending"  # held, as a "your turn" is
+    env.clock.advance(seconds=HOLD)
+    deliver(env)
+    (dealt,) = mails(env, public_id, seat=0, kind="dealt")
+    assert dealt.status == "dropped"
+    assert dealt.message_id not in {m["Message-ID"] for m in smtp_server.received}
+    computer.computer_moves(env)  # if the computer starts, its move: the person's turn
+    assert client.get(path).status_code == 200  # seen after it became the person's turn
+    _to_digest_hour(env)
+    jobs.send_digests(env)
+    assert _digests_to(env, address) == []
+    # not looked at since it became their turn again: the next day's digest counts it
+    page = games.seat_page(env, t, log.Client())
+    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], log.Client())
+    computer.computer_moves(env)
+    _to_digest_hour(env)
+    jobs.send_digests(env)
+    (digest,) = _digests_to(env, address)
+    assert "1 game" in digest.subject

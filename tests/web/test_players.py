@@ -362,3 +362,21 @@ def test_challenges_page_and_posting(client, env):
     game_id = taken.headers["Location"].split("/")[2]
     assert games.public_page(env, game_id).game.names == ("poster2", "taker")
     assert token(env, game_id, 0)
+
+
+def test_my_games_speak_the_accounts_language_unless_the_url_asks_another(client, env):
+    """A player whose only seat is Greek reads "my games" in Greek from a browser that
+    sends no Accept-Language; ``?lang=`` still switches that one view."""
+    email = "only-greek@example.test"
+    games.create_game(
+        env,
+        (
+            games.PlayerIn("Ελένη", email, "el", "Europe/Athens"),
+            games.PlayerIn("Bo", "bo-of-greek@example.test", "en", "UTC"),
+        ),
+        first_player=0,
+    )
+    sign_in(client, env, email)
+    assert '<html lang="el"' in client.get("/me").text
+    assert '<html lang="el"' in client.get("/me", headers={"Accept-Language": "en"}).text
+    assert '<html lang="en"' in client.get("/me?lang=en").text

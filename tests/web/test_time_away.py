@@ -115,13 +115,13 @@ def test_asking_for_more_while_away_extends_within_the_time_used(client, env):
     with pytest.raises(BadRequest) as refused:
         settings.set_away(env, t, 2.5, log.Client())  # to 74 h: 2 h more than allowed
     assert str(refused.value.message) == (
-        "You can be away for at most 58 hours from now in this game (until Dec 5, 2026,"
+        "You can be away for at most 2 days 10 hours from now in this game (until Dec 5, 2026,"
         " 9:00\u202fAM (UTC))."
     )
     assert away_until(env, t) == start + timedelta(days=1)  # the refusal changed nothing
     bearer = {"Authorization": f"Bearer {t}"}
     too_much = client.post("/api/seat/away", json={"days": 2.5}, headers=bearer)
-    assert too_much.status_code == 400 and "at most 58 hours" in too_much.get_json()["error"]
+    assert too_much.status_code == 400 and "at most 2 days 10 hours" in too_much.get_json()["error"]
     for bad in ("2", None, -1, 0, float("inf"), True, 400):
         assert client.post("/api/seat/away", json={"days": bad}, headers=bearer).status_code == 400
     answer = client.post("/api/seat/away", json={"days": 2}, headers=bearer)  # to 62 h
@@ -172,3 +172,28 @@ def test_the_seat_page_says_what_is_left_in_days_or_hours_in_each_language(clien
     with use_reader("uk", "UTC"):
         told = str(refused.value.message)
     assert "12 годин" in told and "0.5" not in told and "днів" not in told
+
+
+@pytest.mark.parametrize(
+    ("language", "hours", "said"),
+    [
+        ("en", 191, "7 days 23 hours"),
+        ("el", 191, "7 ημέρες 23 ώρες"),
+        ("uk", 191, "7 днів і 23 години"),
+        ("fa", 191, "۷ روز ۲۳ ساعت"),
+        ("zh", 191, "7天23小时"),
+        ("en", 25, "1 day 1 hour"),
+        ("uk", 26, "1 день і 2 години"),
+    ],
+)
+def test_a_length_of_days_and_hours_is_told_in_both(language, hours, said):
+    """Not "191 hours": whole days and whole hours, each with the language's plural."""
+    from datetime import timedelta
+
+    from pbem.i18n import shown_duration, use_reader
+
+    length = timedelta(hours=hours, minutes=59)
+    with use_reader(language, "UTC"):
+        assert shown_duration(length) == said
+        assert shown_duration(timedelta(days=2)) not in ("", said)
+        assert "hour" not in shown_duration(timedelta(days=2))  # whole days stay days
