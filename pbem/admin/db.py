@@ -152,11 +152,9 @@ def _copied(source: Any, target: Any) -> Any:
 
 def _env_on(env: Any, url: str) -> Any:
     """The command's Env, on the database at ``url`` instead."""
-    from dataclasses import replace
-
     from ..services.env import Env
 
-    return Env.from_config(replace(env.config, database_url=url), clock=env.clock)
+    return Env.from_config(env.config.with_(database_url=url), clock=env.clock)
 
 
 def _verify_all(env: Any, public_ids: list[str]) -> int:

@@ -9,6 +9,7 @@ verify every game too, and the restored move log is still append-only."""
 from __future__ import annotations
 
 import random
+import secrets
 import shutil
 import sqlite3
 import subprocess
@@ -31,7 +32,7 @@ from pbem.config import Config
 from pbem.services import analysis, computer, games, log, moves
 from pbem.services.env import Env
 from pbem.store import migrate
-from pbem.store.copy import tables
+from pbem.store.copy import copy, open_engine, tables
 from pbem.store.db import Database
 from pbem.store.models import MoveRow
 from tests.conftest import SERVER_URL
@@ -244,8 +245,8 @@ def test_a_sqlite_backup_restored_verifies_every_game(cli, instance, monkeypatch
     """docs/deploy.md's SQLite backup: the backup API's copy, restored as the database."""
     backup = tmp_path / "backup.sqlite3"
     source = sqlite3.connect(instance.url.removeprefix("sqlite:///"))
-    with closing(source), closing(sqlite3.connect(backup)) as copy:
-        source.backup(copy)
+    with closing(source), closing(sqlite3.connect(backup)) as into:
+        source.backup(into)
     restored = tmp_path / "restored.sqlite3"
     restored.write_bytes(backup.read_bytes())
     monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{restored}")
@@ -302,3 +303,66 @@ def test_a_pg_dump_restored_verifies_every_game_and_keeps_the_triggers(
         dispose_engines_on([source, restored])
         drop_pg_database(SERVER_URL, source)
         drop_pg_database(SERVER_URL, restored)
+
+
+def test_small_batches_and_a_postgresql_source_copy_the_same_rows(instance, target, tmp_path):
+    """Batches of two rows carry the same rows; a copy's copy (PostgreSQL into PostgreSQL
+    when the target is one) too, and it names each table with its count as it goes."""
+    said: list[tuple[str, int]] = []
+    copy(open_engine(instance.url), open_engine(target), batch=2)
+    expected = _rows(create_engine(instance.url))
+    assert _rows(create_engine(target)) == expected
+    if target.startswith("sqlite"):
+        again = f"sqlite:///{tmp_path / 'again.sqlite3'}"
+    else:
+        again = create_pg_database(SERVER_URL, prefix="pbem_copy")
+    try:
+        copy(open_engine(target), open_engine(again), lambda t, n: said.append((t, n)), batch=3)
+        assert _rows(create_engine(again)) == expected
+        assert said == [(name, len(rows)) for name, rows in expected.items()]
+    finally:
+        if not again.startswith("sqlite"):
+            dispose_engines_on([again])
+            drop_pg_database(SERVER_URL, again)
+
+
+def test_into_a_new_postgresql_database_as_its_owner_then_granted(cli, instance, tmp_path):
+    """Production's way: the owner copies into the database it owns, which has no tables
+    yet (the copy migrates it), and grants the application's role, which then plays on
+    with ids past the copied ones and still cannot delete a move."""
+    if not SERVER_URL:
+        pytest.skip("roles are PostgreSQL's")
+    tag = secrets.token_hex(4)
+    owner, app, name = f"pbem_owner_{tag}", f"pbem_app_{tag}", f"pbem_copy_{tag}"
+
+    def url_for(user: str) -> str:
+        server = make_url(SERVER_URL).set(username=user, password=None, database=name)
+        return server.render_as_string(hide_password=False)
+
+    admin = create_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE ROLE "{owner}" LOGIN'))
+        c.execute(text(f'CREATE ROLE "{app}" LOGIN'))
+        c.execute(text(f'CREATE DATABASE "{name}" OWNER "{owner}"'))
+    try:
+        result = run("db", "copy", "--to", url_for(owner), "--grant", app)
+        assert result.exit_code == 0, result.output
+        assert "it had no tables; migrated" in result.output
+        assert f"{app} on moves: SELECT, INSERT" in result.output
+        assert "verified 3 of 3 games in the copy" in result.output
+        env = _env(url_for(app), tmp_path)
+        with env.db.read() as session:
+            top = session.scalar(select(func.max(MoveRow.id)))
+        play(env, instance.running, 1)
+        with env.db.read() as session:
+            assert session.scalar(select(func.max(MoveRow.id))) == top + 1
+        with pytest.raises(DBAPIError), env.db.engine.begin() as connection:
+            connection.execute(text("DELETE FROM moves"))
+        env.db.dispose()
+    finally:
+        dispose_engines_on([url_for(owner)])
+        with admin.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            for role in (app, owner):
+                c.execute(text(f'DROP ROLE IF EXISTS "{role}"'))
+        admin.dispose()
