@@ -269,25 +269,7 @@ def test_a_pg_dump_restored_verifies_every_game_and_keeps_the_triggers(
     restored = create_pg_database(SERVER_URL, prefix="pbem_copy")
     try:
         assert run("db", "copy", "--to", source).exit_code == 0
-        dump = tmp_path / "pbem.dump"
-
-        def libpq(url: str) -> str:
-            return make_url(url).set(drivername="postgresql").render_as_string(False)
-
-        subprocess.run(
-            ["pg_dump", "--format=custom", f"--file={dump}", f"--dbname={libpq(source)}"],
-            check=True,
-        )
-        subprocess.run(
-            [
-                "pg_restore",
-                "--exit-on-error",
-                "--single-transaction",
-                f"--dbname={libpq(restored)}",
-                str(dump),
-            ],
-            check=True,
-        )
+        _dump_and_restore(source, restored, tmp_path)
         monkeypatch.setenv("PBEM_DATABASE_URL", restored)
         ids = (instance.finished, instance.running, instance.against_computer)
         result = run("verify", *[arg for i in ids for arg in ("--game", i)])
@@ -334,9 +316,10 @@ def test_into_a_new_postgresql_database_as_its_owner_then_granted(cli, instance,
         pytest.skip("roles are PostgreSQL's")
     tag = secrets.token_hex(4)
     owner, app, name = f"pbem_owner_{tag}", f"pbem_app_{tag}", f"pbem_copy_{tag}"
+    restored = f"{name}_restored"
 
-    def url_for(user: str) -> str:
-        server = make_url(SERVER_URL).set(username=user, password=None, database=name)
+    def url_for(user: str, database: str = name) -> str:
+        server = make_url(SERVER_URL).set(username=user, password=None, database=database)
         return server.render_as_string(hide_password=False)
 
     admin = create_engine(SERVER_URL, isolation_level="AUTOCOMMIT")
@@ -350,19 +333,104 @@ def test_into_a_new_postgresql_database_as_its_owner_then_granted(cli, instance,
         assert "it had no tables; migrated" in result.output
         assert f"{app} on moves: SELECT, INSERT" in result.output
         assert "verified 3 of 3 games in the copy" in result.output
-        env = _env(url_for(app), tmp_path)
-        with env.db.read() as session:
-            top = session.scalar(select(func.max(MoveRow.id)))
-        play(env, instance.running, 1)
-        with env.db.read() as session:
-            assert session.scalar(select(func.max(MoveRow.id))) == top + 1
-        with pytest.raises(DBAPIError), env.db.engine.begin() as connection:
-            connection.execute(text("DELETE FROM moves"))
-        env.db.dispose()
+        _plays_on_as_the_app(url_for(app), instance, tmp_path)
+        if shutil.which("pg_dump") and shutil.which("pg_restore"):
+            # docs/deploy.md's backup keeps the owner, the grants and the triggers
+            with admin.connect() as c:
+                c.execute(text(f'CREATE DATABASE "{restored}" OWNER "{owner}"'))
+            _dump_and_restore(url_for(owner), url_for(owner, restored), tmp_path)
+            with create_engine(url_for(owner, restored)).connect() as c:
+                tables_owner = "SELECT tableowner FROM pg_tables WHERE tablename = 'moves'"
+                assert c.scalar(text(tables_owner)) == owner
+            _plays_on_as_the_app(url_for(app, restored), instance, tmp_path)
     finally:
-        dispose_engines_on([url_for(owner)])
+        dispose_engines_on([url_for(owner), url_for(owner, restored)])
         with admin.connect() as c:
             c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            c.execute(text(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)'))
             for role in (app, owner):
                 c.execute(text(f'DROP ROLE IF EXISTS "{role}"'))
         admin.dispose()
+
+
+def _plays_on_as_the_app(url: str, instance: Instance, folder: Path) -> None:
+    """The application's role plays a move (its id past the others) and cannot delete one."""
+    env = _env(url, folder)
+    with env.db.read() as session:
+        top = session.scalar(select(func.max(MoveRow.id)))
+    play(env, instance.running, 1)
+    with env.db.read() as session:
+        assert session.scalar(select(func.max(MoveRow.id))) == top + 1
+    with pytest.raises(DBAPIError), env.db.engine.begin() as connection:
+        connection.execute(text("DELETE FROM moves"))
+    env.db.dispose()
+
+
+def _libpq(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def _dump_and_restore(source: str, target: str, folder: Path) -> None:
+    """docs/deploy.md's PostgreSQL backup and restore, with its exact options."""
+    dump = folder / "pbem.dump"
+    subprocess.run(
+        ["pg_dump", "--format=custom", f"--file={dump}", f"--dbname={_libpq(source)}"],
+        check=True,
+    )
+    subprocess.run(
+        [
+            "pg_restore",
+            "--exit-on-error",
+            "--single-transaction",
+            f"--dbname={_libpq(target)}",
+            str(dump),
+        ],
+        check=True,
+    )
+
+
+def test_a_copy_that_fails_leaves_the_target_empty_and_can_run_again(instance, target):
+    """A target that `pbem db upgrade` set up is taken; a copy broken off halfway writes
+    nothing (one transaction), so the next copy starts on an empty target."""
+    engine = open_engine(target)
+    migrate.upgrade(engine)
+
+    def broken_off(table: str, rows: int) -> None:
+        if table == "moves":
+            raise RuntimeError("the disk is full")
+
+    with pytest.raises(RuntimeError, match="disk is full"):
+        copy(open_engine(instance.url), engine, broken_off)
+    assert all(not rows for rows in _rows(engine).values())
+    done = copy(open_engine(instance.url), engine)
+    assert not done.migrated and done.rows["moves"] > 0
+    assert _rows(engine) == _rows(create_engine(instance.url))
+    engine.dispose()
+
+
+def test_a_game_that_fails_in_the_copy_is_named_and_the_exit_is_1(
+    cli, instance, monkeypatch, tmp_path
+):
+    """A source whose log was rewritten behind the triggers' back: the copy carries it as
+    it is, and its verification names that game, flags it there, and fails."""
+    tampered = tmp_path / "tampered.sqlite3"
+    source = sqlite3.connect(instance.url.removeprefix("sqlite:///"))
+    with closing(source), closing(sqlite3.connect(tampered)) as into:
+        source.backup(into)
+        into.execute("DROP TRIGGER moves_no_update")
+        into.execute(
+            "UPDATE moves SET hash = 'x' || substr(hash, 2) WHERE n = 2 AND game_id ="
+            " (SELECT id FROM games WHERE public_id = ?)",
+            (instance.finished,),
+        )
+        into.commit()
+    monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tampered}")
+    target = tmp_path / "copy.sqlite3"
+    result = run("db", "copy", "--to", f"sqlite:///{target}")
+    assert result.exit_code == 1
+    assert f"FAIL game {instance.finished}: chain" in result.output
+    assert "verified 2 of 3 games in the copy" in result.output
+    assert "1 game(s) failed to verify" in result.output
+    with closing(sqlite3.connect(target)) as copied:
+        flagged = copied.execute("SELECT public_id FROM games WHERE integrity_error IS NOT NULL")
+        assert [row[0] for row in flagged] == [instance.finished]
