@@ -3,17 +3,17 @@ the copy of every table into a new database (growing from SQLite to PostgreSQL).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import click
 
 from ..cli_env import command_env
+from ..store.db import safe_url
 
 
 @click.group("db")
 def db_group() -> None:
-    """The database schema (Alembic migrations)."""
+    """The database: its schema (Alembic migrations), grants, and a copy into a new one."""
 
 
 @db_group.command("upgrade")
@@ -38,7 +38,7 @@ def db_upgrade(revision: str, grant_to: str | None) -> None:
     migrate.upgrade(env.db.engine, revision)
     click.echo(
         f"database at revision {migrate.current_revision(env.db.engine)}: "
-        f"{_safe_url(env.config.database_url)}"
+        f"{safe_url(env.config.database_url)}"
     )
     if grant_to:
         _grant(env, grant_to)
@@ -110,6 +110,7 @@ def db_copy(target_url: str, grant_to: str | None) -> None:
 
     env = command_env()
     try:
+        db_copy_rows.check_exists(env.config.database_url)
         source = db_copy_rows.open_engine(env.config.database_url)
         target = db_copy_rows.open_engine(target_url)
         if db_copy_rows.same_database(env.config.database_url, target_url):
@@ -119,7 +120,7 @@ def db_copy(target_url: str, grant_to: str | None) -> None:
         raise click.ClickException(str(exc)) from None
     finally:
         env.db.dispose()
-    shown = _safe_url(target_url)
+    shown = safe_url(target_url)
     if copied.migrated:
         click.echo(f"{shown}: it had no tables; migrated to the source's revision first")
     click.echo(f"copied {sum(copied.rows.values())} rows into {shown}")
@@ -133,8 +134,8 @@ def db_copy(target_url: str, grant_to: str | None) -> None:
 
 
 def _copied(source: Any, target: Any) -> Any:
-    """The copy, its progress told per table; a database that does not answer is refused."""
-    from sqlalchemy.exc import OperationalError
+    """The copy, its progress told per table; a database's error is told in one line."""
+    from sqlalchemy.exc import DBAPIError
 
     from ..store import copy as db_copy_rows
 
@@ -143,8 +144,10 @@ def _copied(source: Any, target: Any) -> Any:
 
     try:
         return db_copy_rows.copy(source, target, said)
-    except OperationalError as exc:
-        raise db_copy_rows.CopyRefused(f"a database did not answer: {exc.orig}") from None
+    except DBAPIError as exc:  # refused, unreachable, locked: the target's transaction rolled back
+        raise db_copy_rows.CopyRefused(
+            f"the copy stopped and wrote no rows: {str(exc.orig).strip()}"
+        ) from None
     finally:
         source.dispose()
         target.dispose()
@@ -172,7 +175,3 @@ def _verify_all(env: Any, public_ids: list[str]) -> int:
     ok = len(public_ids) - len(failed)
     click.echo(f"verified {ok} of {len(public_ids)} games in the copy: chain and replay hold")
     return len(failed)
-
-
-def _safe_url(url: str) -> str:
-    return re.sub(r"//([^:/@]+):[^@]+@", r"//\1:***@", url)

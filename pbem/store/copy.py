@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -35,7 +36,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from . import migrate
-from .db import is_sqlite, make_engine
+from .db import is_sqlite, make_engine, safe_url
 from .models import Base
 
 #: Rows read and inserted at a time: few round trips, and memory bounded by the batch.
@@ -80,12 +81,12 @@ def open_engine(url: str) -> Engine:
         raise CopyRefused(f"cannot use {safe_url(url)}: {exc}") from None
 
 
-def safe_url(url: str) -> str:
-    """The URL with its password hidden, for messages and logs."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "(not a URL)"
+def check_exists(url: str) -> None:
+    """Refuse a SQLite source that is not there, rather than copy the empty file that
+    opening it would make."""
+    database = make_url(url).database if is_sqlite(url) else None
+    if database and database != ":memory:" and not Path(database).is_file():
+        raise CopyRefused(f"there is no database at {database}: check PBEM_DATABASE_URL")
 
 
 def same_database(a: str, b: str) -> bool:
@@ -94,8 +95,6 @@ def same_database(a: str, b: str) -> bool:
     if one.get_backend_name() != two.get_backend_name():
         return False
     if one.get_backend_name() == "sqlite":
-        from pathlib import Path
-
         if not one.database or not two.database or ":memory:" in (one.database, two.database):
             return False
         return Path(one.database).resolve() == Path(two.database).resolve()

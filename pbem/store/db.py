@@ -63,6 +63,14 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def safe_url(url: str) -> str:
+    """The URL with its password hidden, for messages and logs."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return "(not a database URL)"
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     if not is_sqlite(url):
         from .postgresql import postgresql_engine  # only PostgreSQL's engines need psycopg

@@ -230,15 +230,26 @@ def test_a_bad_target_url_is_a_clear_error(cli, bad, said):
     assert result.exit_code == 1 and said in result.output
 
 
+def test_a_missing_sqlite_source_is_refused_and_not_made(monkeypatch, tmp_path):
+    missing = tmp_path / "nowhere.sqlite3"
+    monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{missing}")
+    monkeypatch.setenv("PBEM_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    result = run("db", "copy", "--to", f"sqlite:///{tmp_path / 'copy.sqlite3'}")
+    assert result.exit_code == 1 and "there is no database at" in result.output
+    assert not missing.exists() and not (tmp_path / "copy.sqlite3").exists()
+
+
 def test_the_source_itself_is_refused(cli, instance):
     result = run("db", "copy", "--to", instance.url)
     assert result.exit_code == 1 and "the source database itself" in result.output
 
 
-def test_a_password_in_the_target_url_is_never_shown(cli, tmp_path):
+def test_an_unreachable_target_is_one_line_that_never_shows_its_password(cli, tmp_path):
     url = "postgresql+psycopg://pbem:s3cret@127.0.0.1:1/nowhere"
     result = run("db", "copy", "--to", url)
     assert result.exit_code == 1 and "s3cret" not in result.output
+    assert "the copy stopped and wrote no rows" in result.output  # one line, no traceback
 
 
 def test_a_sqlite_backup_restored_verifies_every_game(cli, instance, monkeypatch, tmp_path):
