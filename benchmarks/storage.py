@@ -23,9 +23,10 @@ from sqlalchemy import func, select, text
 
 from benchmarks.load import new_game
 from pbem.config import Config
-from pbem.services import log, moves, records
-from pbem.services.cache import ReplayCache
-from pbem.services.env import Env
+from pbem.services import moves, records
+from pbem.services.core import log
+from pbem.services.core.env import Env
+from pbem.services.core.replay_cache import ReplayCache
 from pbem.store import migrate
 from pbem.store.models import Game as GameRow
 from tests.databases import create_pg_database, drop_pg_database

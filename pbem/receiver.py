@@ -24,7 +24,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
-from .services.env import Env
+from .services.core.env import Env
 from .services.replies import accepts_recipient, handle_mail
 
 log = logging.getLogger("pbem.inbound")

@@ -8,7 +8,7 @@ from email.utils import format_datetime, make_msgid
 
 from sqlalchemy import select
 
-from pbem.services.env import Env
+from pbem.services.core.env import Env
 from pbem.services.game_mails import Writer
 from pbem.store.models import Game, OutboxMessage
 

@@ -170,3 +170,71 @@ def test_the_store_imports_no_service_and_no_entry_point() -> None:
 def test_each_layer_exists(layer: str) -> None:
     """The checks above hold for something: a renamed layer would pass them all empty."""
     assert any(_inside(m, layer) for m in MODULES)
+
+
+# The services by area (docs/architecture.md, "The services by area"): the core that every
+# use case is given, then the areas, each importing only the core and the areas before it.
+
+#: The areas of ``pbem/services/`` in their order: one may import those before it, never after.
+SERVICE_AREAS = ("core", "mailing", "play", "records", "accounts", "scheduled")
+
+
+def _area(module: str) -> str | None:
+    """The area of a module under ``pbem.services`` ("" for one at the top), else None."""
+    if not _inside(module, "pbem.services") or module == "pbem.services":
+        return None
+    rest = module.removeprefix("pbem.services.").split(".")
+    return rest[0] if len(rest) > 1 else ""
+
+
+def test_the_core_of_the_services_imports_no_use_case() -> None:
+    """Every use case is given the core (its env, errors, the replayed log, the access
+    log...); the core reaches no use case, so no use case is a dependency of another's
+    foundations."""
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _area(module) == "core"
+        for target in _pbem_edges(module)
+        if _area(target) not in (None, "core")
+    )
+    assert any(_area(m) == "core" for m in MODULES)
+    assert not offences
+
+
+def test_each_area_of_the_services_imports_only_the_core_and_the_areas_before_it() -> None:
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _area(module) in SERVICE_AREAS
+        for target in _pbem_edges(module)
+        if _area(target) is not None
+        and (
+            _area(target) not in SERVICE_AREAS
+            or SERVICE_AREAS.index(_area(target)) > SERVICE_AREAS.index(_area(module))
+        )
+    )
+    assert not offences
+
+
+def _documented_services() -> set[str]:
+    """The module files named in docs/architecture.md's tree of the services: a token
+    ending in ``/`` opens a folder, the ``.py`` tokens after it are its modules."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    block = text.split("<!-- services tree -->", 1)[1].split("```", 2)[1]
+    folder, files = "", set()
+    for token in block.split():
+        if token.endswith("/"):
+            folder = token.removeprefix("pbem/services/")
+        elif token.endswith(".py"):
+            files.add(folder + token)
+    return files
+
+
+def test_the_architecture_doc_names_every_module_of_the_services_and_no_other() -> None:
+    services = PACKAGE / "services"
+    actual = {str(p.relative_to(services)) for p in services.rglob("*.py")}
+    actual = {p for p in actual if not p.endswith("__init__.py")}
+    documented = _documented_services()
+    assert sorted(actual - documented) == [], "modules missing from docs/architecture.md"
+    assert sorted(documented - actual) == [], "docs/architecture.md names modules that are gone"

@@ -42,7 +42,7 @@ def _player(text: str) -> Any:
 def new_game(players: tuple[str, ...], first: int | None) -> None:
     """Create a game and invite both players."""
     from ..services import games
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
 
     if len(players) != 2:
         raise click.UsageError("give --player exactly twice")
@@ -85,7 +85,7 @@ def list_games(limit: int) -> None:
 )
 def export(game_id: str, full: bool) -> None:
     from ..services import records
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
 
     env = ready_env()
     try:
@@ -100,7 +100,7 @@ def export(game_id: str, full: bool) -> None:
 def verify_stored(game_id: str) -> bool:
     """``pbem verify --game ID``: verify a stored game and flag it if its log is broken."""
     from ..services import records
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
 
     try:
         report = records.verify_game(ready_env(), game_id)
@@ -123,7 +123,7 @@ def analyse(game_ids: tuple[str, ...], every: bool) -> None:
     """Compute the analysis of finished games again (the scheduler's ``analyse`` job does
     new ones by itself). A game that still runs is refused: it has no analysis."""
     from ..services import analysis
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
 
     if bool(game_ids) == every:
         raise click.UsageError("give game ids, or --all")

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
 from . import settings
-from .env import Env
-from .errors import BadRequest, Forbidden
-from .identity import checked_language, checked_name, checked_timezone, seats_of
-from .log import Client
-from .players import note_access
-from .status import GameStatus
+from .core.access import note_access
+from .core.env import Env
+from .core.errors import BadRequest, Forbidden
+from .core.identity import checked_language, checked_name, checked_timezone, seats_of
+from .core.log import Client
+from .core.status import GameStatus
 
 MAIL_MODES = ("each", "digest", "invitations")
 

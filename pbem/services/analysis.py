@@ -28,11 +28,11 @@ from ..ai.analysis import MARKS, VERSION, judge_move, round_moves_before
 from ..i18n import lazy_gettext as _l
 from ..store import analyses as rows
 from ..store.models import Game
-from .env import Env
-from .errors import Forbidden
-from .log import Client, game_row, log_rows, use_seat
+from .core.env import Env
+from .core.errors import Forbidden
+from .core.log import Client, game_row, log_rows, use_seat
+from .core.status import GameStatus
 from .replay_frames import Replay, from_game
-from .status import GameStatus
 
 log = logging.getLogger(__name__)
 

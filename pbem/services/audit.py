@@ -22,12 +22,12 @@ from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from ..store import access_log
 from ..store.models import Game
-from . import privacy
-from .env import Env
-from .errors import NotFound, flagged
-from .integrity import Flag, flag_json
-from .log import Client, game_row, use_seat
-from .played import chain_start
+from .core import privacy
+from .core.env import Env
+from .core.errors import NotFound, flagged
+from .core.integrity import Flag, flag_json
+from .core.log import Client, game_row, use_seat
+from .core.replayed import chain_start
 from .replay_frames import Replay, Step, from_game
 
 #: How far around a move the access log is shown.

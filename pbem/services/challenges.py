@@ -14,10 +14,11 @@ from ..i18n import lazy_gettext as _l
 from ..store import challenges as challenge_rows
 from ..store import games as game_rows
 from ..store.models import Challenge, Player
-from . import games, ratelimit
-from .env import Env
-from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .log import Client, authenticate, game_row, log_rows, state_of
+from . import games
+from .core import limits
+from .core.env import Env
+from .core.errors import BadRequest, Conflict, Forbidden, NotFound
+from .core.log import Client, authenticate, game_row, log_rows, state_of
 
 STARTERS = ("random", "challenger", "opponent")
 
@@ -42,7 +43,7 @@ def _limit(env: Env, player_id: int, client: Client | None) -> None:
     (so others behind the same address cannot use up their limit)."""
     if client is None:  # the CLI and the tests' own calls
         return
-    ratelimit.enforce(env, "challenges_per_client", f"player:{player_id}", TOO_MANY)
+    limits.enforce(env, "challenges_per_client", f"player:{player_id}", TOO_MANY)
 
 
 def post(

@@ -32,12 +32,12 @@ from ..store import players as player_rows
 from ..store import seats as seat_rows
 from ..store.models import Game, Player
 from . import games, moves, settings
-from .env import Env
-from .errors import BadRequest, NotFound
-from .identity import normal_email
-from .log import Client, authenticate, log_rows, state_of
-from .played import Entry, played
-from .status import GameStatus
+from .core.env import Env
+from .core.errors import BadRequest, NotFound
+from .core.identity import normal_email
+from .core.log import Client, authenticate, log_rows, state_of
+from .core.replayed import Entry, played
+from .core.status import GameStatus
 
 logger = logging.getLogger(__name__)
 

@@ -14,13 +14,13 @@ from ..clock import as_utc
 from ..engine import Termination
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
-from .env import Env
-from .errors import Forbidden, Frozen
+from .core.env import Env
+from .core.errors import Forbidden, Frozen
+from .core.identity import seats_of
+from .core.log import log_rows, state_of
+from .core.replayed import seat_names
+from .core.status import GameStatus
 from .games import current_clock, turn_started
-from .identity import seats_of
-from .log import log_rows, state_of
-from .played import seat_names
-from .status import GameStatus
 
 
 @dataclass(frozen=True, slots=True)

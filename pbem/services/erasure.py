@@ -22,13 +22,13 @@ from ..store import access_log, outbox
 from ..store import challenges as challenge_rows
 from ..store import players as player_rows
 from ..store.models import OutboxMessage, Player
-from . import privacy
-from .env import Env
-from .errors import Forbidden
+from .core import privacy
+from .core.access import note_access
+from .core.env import Env
+from .core.errors import Forbidden
+from .core.identity import seats_of
+from .core.log import Client
 from .game_mails import TOLD
-from .identity import seats_of
-from .log import Client
-from .players import note_access
 
 #: Mails a job queues again when they are missing (by their key), in the names of now.
 REQUEUED = ("reminder", "deadline_warning", "digest")

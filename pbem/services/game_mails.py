@@ -24,9 +24,9 @@ from ..mail import compose, outbox
 from ..store import access_log
 from ..store import outbox as outbox_store
 from ..store.models import Game, OutboxMessage
-from .env import Env
-from .log import game_by_id, log_rows, logged_moves
-from .played import Entry, Played, chain_start, next_turn, played, seat_names, turn_after
+from .core.env import Env
+from .core.log import game_by_id, log_rows, logged_moves
+from .core.replayed import Entry, Played, chain_start, next_turn, played, seat_names, turn_after
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,11 @@ from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
 from ..store import move_log, wakeup
 from ..store.models import Game, MoveRow, Player, Seat
-from . import game_mails, ratelimit
-from .deadlines import TurnClock, turn_clock
-from .env import Env
-from .errors import BadRequest, NotFound
-from .identity import (
+from . import game_mails
+from .core import limits
+from .core.env import Env
+from .core.errors import BadRequest, NotFound
+from .core.identity import (
     checked_email,
     checked_language,
     checked_name,
@@ -35,17 +35,11 @@ from .identity import (
     normal_email,
     player_for,
 )
-from .integrity import Flag
-from .log import (
-    Client,
-    authenticate,
-    game_row,
-    note_use,
-    record_access,
-    state_of,
-)
-from .played import Entry, played, seat_names
-from .status import GameStatus
+from .core.integrity import Flag
+from .core.log import Client, authenticate, game_row, note_use, record_access, state_of
+from .core.replayed import Entry, played, seat_names
+from .core.status import GameStatus
+from .deadlines import TurnClock, turn_clock
 
 #: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
 COMPUTER_CONTRIBUTION = hashlib.sha256(b"pbem/computer/contribution").digest()
@@ -411,7 +405,7 @@ def create_game(
             if game.seats[seat].bot is None:
                 game_mails.invitation(session, env, game, seat, tokens[seat], match)
         created = CreatedGame(game.public_id, game.commitment, tokens)
-    ratelimit.count(env, *counts)  # a game made: a refused or failed one is not counted
+    limits.count(env, *counts)  # a game made: a refused or failed one is not counted
     return created
 
 
@@ -434,7 +428,7 @@ def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime) -> Seat:
 
 def _creation_limits(
     env: Env, mailed: tuple[str, ...], client: Client, player_id: int | None
-) -> tuple[ratelimit.Count, ...]:
+) -> tuple[limits.Count, ...]:
     """What a new game counts against, once made; refused (429) if over any of it.
 
     A signed-in player (seat 0) is counted as their account, not as their network,
@@ -449,10 +443,10 @@ def _creation_limits(
             player = session.get(Player, player_id)
             own = player.email if player is not None else None
     counts = [
-        ratelimit.check(
+        limits.check(
             env,
             "games_per_client",
-            f"player:{player_id}" if own else ratelimit.network(client.ip),
+            f"player:{player_id}" if own else limits.network(client.ip),
             _l("You have started many games lately; try again later.")
             if own
             else _l("Too many new games from here; try again later."),
@@ -462,10 +456,10 @@ def _creation_limits(
         if own is not None and normal_email(email) == own:
             continue
         counts.append(
-            ratelimit.check(
+            limits.check(
                 env,
                 "invitations_per_address",
-                ratelimit.mailbox(email),
+                limits.mailbox(email),
                 _OWN_ADDRESS_FULL if seat == 0 else _ADDRESS_FULL,
             )
         )

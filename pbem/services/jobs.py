@@ -18,14 +18,14 @@ from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
 from . import game_mails
+from .core.env import Env
+from .core.errors import Frozen
+from .core.log import log_rows, state_of
+from .core.replayed import turn_after
+from .core.status import GameStatus
 from .deadlines import reminder_due, turn_clock
-from .env import Env
-from .errors import Frozen
 from .games import away_intervals, current_clock, turn_started
-from .log import log_rows, state_of
 from .moves import record_timeout
-from .played import turn_after
-from .status import GameStatus
 
 
 @dataclass

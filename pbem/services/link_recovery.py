@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..i18n import lazy_gettext as _l
-from . import game_mails, ratelimit
-from .env import Env
-from .log import Client, authenticate, game_row, record_access
+from . import game_mails
+from .core import limits
+from .core.env import Env
+from .core.log import Client, authenticate, game_row, record_access
 
 
 def reissue_link(env: Env, token: str, client: Client) -> None:
@@ -29,8 +30,8 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
     sent, and the answer stays the same (it cannot say more without telling whether
     the address plays): the mails already sent hold the seat's current link.
     """
-    who = ratelimit.network(client.ip)
-    ratelimit.enforce(
+    who = limits.network(client.ip)
+    limits.enforce(
         env,
         "link_requests_per_client",
         who,
@@ -40,10 +41,10 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
     with env.db.read() as session:
         seats = [s.seat for s in game_row(session, public_id).seats if s.email.casefold() == wanted]
     counts = {
-        seat: ratelimit.Count("link_mails_per_seat", who and f"{public_id}\n{seat}\n{who}")
+        seat: limits.Count("link_mails_per_seat", who and f"{public_id}\n{seat}\n{who}")
         for seat in seats
     }
-    due = [seat for seat in seats if not ratelimit.wait(env, counts[seat])]
+    due = [seat for seat in seats if not limits.wait(env, counts[seat])]
     with env.db.write() as session:
         game = game_row(session, public_id)
         record_access(session, env, game, None, "link-request", client)
@@ -51,4 +52,4 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
             if seat.seat in due:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
                 game_mails.link(session, env, game, seat.seat, token, reissued=False)
-    ratelimit.count(env, *(counts[seat] for seat in due))
+    limits.count(env, *(counts[seat] for seat in due))

@@ -25,10 +25,10 @@ from ..store import move_log, wakeup
 from ..store.models import Game, Seat
 from ..store.move_log import LogRow, MovedOn
 from . import game_mails, notes, ratings
-from .env import Env
-from .errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
-from .integrity import keep_flag
-from .log import (
+from .core.env import Env
+from .core.errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
+from .core.integrity import keep_flag
+from .core.log import (
     Client,
     Key,
     authenticate,
@@ -38,9 +38,9 @@ from .log import (
     record_refusal,
     state_of,
 )
-from .played import played, position_digester, remember
-from .seat_tokens import ReplyClaim
-from .status import GameStatus
+from .core.replayed import played, position_digester, remember
+from .core.seat_tokens import ReplyClaim
+from .core.status import GameStatus
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 #: How a move came in (``moves.source``): a person's (web, email, api, cli), the clock's

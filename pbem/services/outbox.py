@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..store import outbox as outbox_store
 from ..store.models import OutboxMessage
-from .env import Env
+from .core.env import Env
 
 
 def listing(env: Env, *, show_all: bool = False, limit: int = 500) -> list[OutboxMessage]:

@@ -11,10 +11,10 @@ from typing import Any
 
 from ..i18n import lazy_gettext as _l
 from ..store import players as player_rows
+from .core.env import Env
+from .core.errors import NotFound
+from .core.status import GameStatus
 from .dashboard import MyGame, games_of
-from .env import Env
-from .errors import NotFound
-from .status import GameStatus
 
 
 @dataclass(frozen=True, slots=True)

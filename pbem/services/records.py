@@ -16,11 +16,11 @@ from ..engine.verify import Verification
 from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
 from ..store.models import Game, MoveRow
-from .env import Env
-from .errors import BadRequest, Forbidden, NotStarted, flagged
-from .integrity import Flag, flag_json
-from .log import Client, authenticate, game_row, log_rows, logged_moves, record_access
-from .played import Played, played, seat_names
+from .core.env import Env
+from .core.errors import BadRequest, Forbidden, NotStarted, flagged
+from .core.integrity import Flag, flag_json
+from .core.log import Client, authenticate, game_row, log_rows, logged_moves, record_access
+from .core.replayed import Played, played, seat_names
 
 
 def export_record(

@@ -9,10 +9,10 @@ from ..i18n import Reader
 from ..i18n import lazy_gettext as _l
 from . import analysis
 from .analysis import Shown
-from .env import Env
-from .errors import Forbidden, flagged
+from .core.env import Env
+from .core.errors import Forbidden, flagged
+from .core.log import Client, game_row, log_rows, use_seat
 from .games import GameInfo, game_info
-from .log import Client, game_row, log_rows, use_seat
 from .replay_frames import Replay, from_game
 
 

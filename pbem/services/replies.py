@@ -29,12 +29,13 @@ from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
 from ..store import move_log
-from . import game_mails, moves, notes, ratelimit
-from .env import Env
-from .errors import Frozen, ServiceError
-from .log import Client, log_rows, state_of
-from .seat_tokens import ReplyClaim
-from .status import GameStatus
+from . import game_mails, moves, notes
+from .core import limits
+from .core.env import Env
+from .core.errors import Frozen, ServiceError
+from .core.log import Client, log_rows, state_of
+from .core.seat_tokens import ReplyClaim
+from .core.status import GameStatus
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "
@@ -196,7 +197,7 @@ def _refuse(
     """
     read = notes.without_links(line[:400])[:200]
     reason = _without_links(reason)
-    answer = ratelimit.allowed(env, "refusals_per_seat", f"{claim.public_id}\n{claim.seat}")
+    answer = limits.allowed(env, "refusals_per_seat", f"{claim.public_id}\n{claim.seat}")
     with env.db.write() as session:
         game = game_rows.first_by_public_id(session, claim.public_id)
         if answer and game is not None and 0 <= claim.seat < len(game.seats):

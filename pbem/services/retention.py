@@ -15,8 +15,8 @@ from datetime import timedelta
 
 from ..store import access_log, outbox
 from ..store import players as player_rows
-from . import privacy
-from .env import Env
+from .core import privacy
+from .core.env import Env
 
 #: Rows per transaction: a few milliseconds of the write lock each on SQLite.
 BATCH = 200

@@ -15,12 +15,12 @@ from ..i18n import lazy_gettext as _l
 from ..store import seats as seat_rows
 from ..store.models import Player, Vacation
 from ..templating import when
-from .env import Env
-from .errors import BadRequest, Forbidden
+from .core.access import note_access
+from .core.env import Env
+from .core.errors import BadRequest, Forbidden
+from .core.identity import checked_language, checked_timezone, follow_seat, seats_of
+from .core.log import Client, authenticate, record_access
 from .games import MIN_AWAY_DAYS, away_reach
-from .identity import checked_language, checked_timezone, follow_seat, seats_of
-from .log import Client, authenticate, record_access
-from .players import note_access
 
 MAIL_MODES = ("each", "digest")
 #: Receipts of a seat's own moves: of the moves made by replying to a mail (the default: a

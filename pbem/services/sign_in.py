@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from ..i18n import lazy_gettext as _l
 from ..store import players as player_rows
 from ..store.models import Player, SignInLink
-from . import ratelimit, sign_in_links
+from . import sign_in_links
 from .address_change import move_address
-from .env import Env
-from .errors import BadRequest, Forbidden
-from .identity import EMAIL, normal_email, player_for
-from .log import Client
-from .players import note_access
+from .core import limits
+from .core.access import note_access
+from .core.env import Env
+from .core.errors import BadRequest, Forbidden
+from .core.identity import EMAIL, normal_email, player_for
+from .core.log import Client
 
 
 def request_sign_in(env: Env, email: str, client: Client) -> None:
@@ -26,7 +27,7 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     key = normal_email(email)
     if not EMAIL.match(key) or len(key) > 254:
         raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
-    sign_in_links.admit(env, key, ratelimit.network(client.ip))
+    sign_in_links.admit(env, key, limits.network(client.ip))
     with env.db.write() as session:
         player = player_rows.by_email(session, key)
         note_access(session, env, player, "sign-in-request", client, detail=key)

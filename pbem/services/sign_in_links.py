@@ -22,10 +22,10 @@ from ..mail import compose, outbox
 from ..store import outbox as outbox_store
 from ..store import players as player_rows
 from ..store.models import Player, SignInLink
-from . import ratelimit
-from .env import Env
-from .errors import Forbidden
-from .log import Client
+from .core import limits
+from .core.env import Env
+from .core.errors import Forbidden
+from .core.log import Client
 
 LINK_LIFETIME = timedelta(minutes=30)
 
@@ -66,18 +66,18 @@ def admit(env: Env, email: str, who: str | None) -> None:
     own requests. Counted by ``ratelimit`` in its own short transaction, before the
     use case's own.
     """
-    ratelimit.count(
+    limits.count(
         env,
-        ratelimit.check(
+        limits.check(
             env,
             "sign_in_per_client",
             who,
             _l("Too many sign-in requests from here; try again in a few minutes."),
         ),
-        ratelimit.check(
+        limits.check(
             env,
             "sign_in_per_address",
-            who and f"{ratelimit.mailbox(email)}\n{who}",
+            who and f"{limits.mailbox(email)}\n{who}",
             _l("Too many sign-in mails to that address from here; try again later."),
         ),
     )

@@ -1,7 +1,7 @@
 """The access log's recorder: one row per use of a seat link, and the rows an audit reads.
 
 Append-only like the move log (migration 0010), but for one reduction of a row's client
-fields (0015, ``services/privacy.py``). The insert is built once and has no
+fields (0015, ``services/core/privacy.py``). The insert is built once and has no
 RETURNING, so on PostgreSQL it is pipelined with the request's other statements.
 """
 

@@ -54,7 +54,7 @@ class Game(Base):
     dealt_at: Mapped[datetime | None]
     first_player: Mapped[int | None]
     #: The engine's ``Status`` of a dealt match (in_progress, finished), or waiting (for
-    #: both players to accept: ``services/status.py`` ``GameStatus.WAITING``).
+    #: both players to accept: ``services/core/status.py`` ``GameStatus.WAITING``).
     status: Mapped[str] = mapped_column(String(16), default=Status.IN_PROGRESS.value)
     finished_at: Mapped[datetime | None]
     #: Set when a stored log stops verifying: the game is flagged, never repaired.
@@ -177,7 +177,7 @@ class AccessLog(Base):
     user_agent: Mapped[str | None] = mapped_column(String(300))
     detail: Mapped[str | None] = mapped_column(Text)
     #: When ``ip``, ``user_agent`` and ``detail`` were reduced (retention, erasure:
-    #: ``services/privacy.py``); the one UPDATE the triggers let through, once (0015).
+    #: ``services/core/privacy.py``); the one UPDATE the triggers let through, once (0015).
     reduced_at: Mapped[datetime | None]
 
 
@@ -320,7 +320,7 @@ class Challenge(Base):
 
 
 class RateLimit(Base):
-    """One window of one rate limit (``services.ratelimit``): every worker counts here.
+    """One window of one rate limit (``services.core.limits``): every worker counts here.
 
     ``key`` names the limit, its window and a keyed hash of who is counted (an IP
     or an address), never the address itself; ``expires_at`` is in epoch seconds.

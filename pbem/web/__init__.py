@@ -21,8 +21,8 @@ from ..redact import install as redact_logs
 from ..redact import mask_routes
 from ..resources import resource_dir
 from ..services import games, ratings
-from ..services.env import Env
-from ..services.errors import RateLimited, ServiceError, Unavailable
+from ..services.core.env import Env
+from ..services.core.errors import RateLimited, ServiceError, Unavailable
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import (

@@ -18,9 +18,9 @@ from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
 from ..services import analysis, games, moves, settings
-from ..services.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
-from ..services.integrity import flag_json
-from ..services.status import GameStatus
+from ..services.core.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
+from ..services.core.integrity import flag_json
+from ..services.core.status import GameStatus
 from . import inputs
 from .client import client
 from .context import services

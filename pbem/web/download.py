@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, send_file, url_for
 
 from ..i18n import lazy_gettext as _l
-from ..services.errors import NotFound
+from ..services.core.errors import NotFound
 from ..wheel import NoPackage, built, version, wheel_name
 from .context import services
 

@@ -20,7 +20,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
-from ..services.errors import BadRequest
+from ..services.core.errors import BadRequest
 from ..services.games import CLOCK_LIMITS
 
 #: A move number, a step of a replay: no game comes near this many moves.

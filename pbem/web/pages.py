@@ -11,7 +11,7 @@ from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..services import computer, games, link_recovery, records
-from ..services.errors import BadRequest
+from ..services.core.errors import BadRequest
 from . import inputs
 from .client import client
 from .context import services

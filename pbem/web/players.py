@@ -28,7 +28,7 @@ from ..services import (
     sign_in,
 )
 from ..services import settings as seat_settings
-from ..services.errors import BadRequest, Forbidden
+from ..services.core.errors import BadRequest, Forbidden
 from ..store.models import Player
 from ..templating import when
 from . import inputs

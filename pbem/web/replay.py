@@ -26,10 +26,11 @@ from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..engine.record import Record
 from ..i18n import lazy_gettext as _l
-from ..services import audit, ratelimit, records, replay_access
+from ..services import audit, records, replay_access
 from ..services.analysis import Shown, chance_rounds
-from ..services.errors import BadRequest, NotFound, ServiceError
-from ..services.integrity import Flag
+from ..services.core import limits
+from ..services.core.errors import BadRequest, NotFound, ServiceError
+from ..services.core.integrity import Flag
 from ..services.replay_frames import ALL, Replay, explore, from_record
 from . import inputs
 from .client import client
@@ -388,10 +389,10 @@ def _read_stored(path: str, digest: str) -> Opened:
 def upload() -> Any:
     env = current_app.extensions.get("pbem")
     if env is not None:  # ``pbem view`` serves one person: nothing to limit
-        ratelimit.enforce(
+        limits.enforce(
             env,
             "uploads_per_client",
-            ratelimit.network(client().ip),
+            limits.network(client().ip),
             _l("Too many record files from here; try again later."),
         )
     file = request.files.get("record")

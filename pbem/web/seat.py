@@ -15,7 +15,7 @@ from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
 from ..services import games, link_recovery, moves, records, settings
-from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
+from ..services.core.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from . import inputs
 from .client import client
 from .context import services

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import computer, games, log, moves
+from pbem.services import computer, games, moves
+from pbem.services.core import log
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

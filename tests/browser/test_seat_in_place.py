@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from pbem.services import games, log, moves
+from pbem.services import games, moves
+from pbem.services.core import log
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 

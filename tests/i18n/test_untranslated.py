@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import computer, games, jobs, link_recovery, log, moves, records, settings
+from pbem.services import computer, games, jobs, link_recovery, moves, records, settings
+from pbem.services.core import log
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pbem.services import games, log, moves, records, settings
-from pbem.services.env import Env
+from pbem.services import games, moves, records, settings
+from pbem.services.core import log
+from pbem.services.core.env import Env
 
 
 def new_game(

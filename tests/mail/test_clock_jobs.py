@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 
 from pbem.i18n.words import tell
-from pbem.services import games, jobs, log, moves, settings
+from pbem.services import games, jobs, moves, settings
+from pbem.services.core import log
+from pbem.services.core.errors import MoveRefused, ServiceError
 from pbem.services.deadlines import after_running, reminders_due
-from pbem.services.errors import MoveRefused, ServiceError
 from tests.helpers import csrf_of, link_in, mails
 from tests.mail.play import new_game, play, to_move, token
 

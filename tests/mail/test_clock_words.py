@@ -70,7 +70,8 @@ def test_a_waiting_game_keeps_reminding_of_the_same_move_after_the_timeout(env):
 
 
 def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
-    from pbem.services import log, settings
+    from pbem.services import settings
+    from pbem.services.core import log
     from tests.mail.play import token
 
     public_id = new_game(env, CLOCK, first=0)
@@ -94,7 +95,8 @@ def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
 
 
 def test_time_away_before_the_warning_moves_it_and_warns_once(env):
-    from pbem.services import log, settings
+    from pbem.services import settings
+    from pbem.services.core import log
     from tests.mail.play import token
 
     public_id = new_game(env, CLOCK, first=0)

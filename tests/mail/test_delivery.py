@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
-from pbem.services import games, jobs, link_recovery, log, moves, settings
+from pbem.services import games, jobs, link_recovery, moves, settings
+from pbem.services.core import log
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 

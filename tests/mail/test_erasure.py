@@ -12,7 +12,8 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import address_change, games, jobs, log, moves, ratings, records
+from pbem.services import address_change, games, jobs, moves, ratings, records
+from pbem.services.core import log
 from pbem.store.models import OutboxMessage, Player
 from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token

@@ -20,8 +20,8 @@ from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
 from pbem.services import account_settings, games, jobs
-from pbem.services.errors import BadRequest
-from pbem.services.log import Client
+from pbem.services.core.errors import BadRequest
+from pbem.services.core.log import Client
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, jobs, log, moves, settings
+from pbem.services import games, jobs, moves, settings
+from pbem.services.core import log
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token

@@ -10,8 +10,9 @@ from email.utils import make_msgid
 
 import pytest
 
-from pbem.services import games, log, moves, records, replies, settings
-from pbem.services.errors import BadRequest
+from pbem.services import games, moves, records, replies, settings
+from pbem.services.core import log
+from pbem.services.core.errors import BadRequest
 from pbem.services.game_mails import untold
 from tests.helpers import mails
 from tests.mail.play import new_game, to_move, token
@@ -120,7 +121,7 @@ def test_receipts_for_all_games_of_an_address(env):
 
 def test_a_round_end_no_mail_told_comes_in_the_next_your_turn():
     """``untold``: the other seat's round-ending moves, and the round one's own move ended."""
-    from pbem.services.played import Entry
+    from pbem.services.core.replayed import Entry
 
     def entry(n, seat, ended=None, move="take gold"):
         return Entry(n, n, seat, "x", move, None, None, "web", "h", None, ended)

@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from pbem.clock import as_utc
-from pbem.services import games, jobs, log, settings
+from pbem.services import games, jobs, settings
+from pbem.services.core import log
 from pbem.services.deadlines import WARNING_LEAD, warning_lead
 from tests.conftest import own_database
 from tests.helpers import mails

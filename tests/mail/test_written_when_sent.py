@@ -13,7 +13,8 @@ from sqlalchemy import select
 
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import games, jobs, log, moves
+from pbem.services import games, jobs, moves
+from pbem.services.core import log
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import mails, past_the_hold

@@ -31,7 +31,8 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services import games, jobs, log, moves, records
+from pbem.services import games, jobs, moves, records
+from pbem.services.core import log
 from tests.mail.play import new_game, token
 from tests.web.test_replay import to_move
 

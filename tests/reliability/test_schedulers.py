@@ -314,7 +314,8 @@ def _wait_until(condition: Callable[[], object], timeout: float) -> None:
 def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, start):
     """`pbem scheduler` with the computer's job every hour: only the wake-up (NOTIFY and
     LISTEN on PostgreSQL, the short poll on SQLite) can answer the person's move in time."""
-    from pbem.services import computer, log, moves
+    from pbem.services import computer, moves
+    from pbem.services.core import log
 
     created = computer.start(
         env, games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import analysis, log, moves, records
-from pbem.services.errors import Forbidden
+from pbem.services import analysis, moves, records
+from pbem.services.core import log
+from pbem.services.core.errors import Forbidden
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
 from tests.conftest import own_database

@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from pbem import ai
 from pbem.engine import Match, parse_move, rng
-from pbem.services import computer, games, jobs, log, moves, ratings
-from pbem.services.errors import BadRequest, Forbidden, ServiceError
+from pbem.services import computer, games, jobs, moves, ratings
+from pbem.services.core import log
+from pbem.services.core.errors import BadRequest, Forbidden, ServiceError
 from pbem.store.models import Game, MoveRow, OutboxMessage, Player
 
 ENTROPY = bytes(range(32))

@@ -10,8 +10,9 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services import games, log, moves, records
-from pbem.services.errors import Conflict
+from pbem.services import games, moves, records
+from pbem.services.core import log
+from pbem.services.core.errors import Conflict
 from pbem.store.models import Game, MoveRow
 
 

@@ -1,4 +1,5 @@
-"""The per-process replay cache (services/played.py): never authoritative, and cheap when current.
+"""The per-process replay cache (services/core/replayed.py): never authoritative, and cheap
+when current.
 
 Two ``Env`` objects on one database stand for two web workers, each with a cache
 of its own, so a move made through one is a move the other has not seen.
@@ -12,8 +13,9 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from pbem.engine import replay_moves
-from pbem.services import games, log, moves
-from pbem.services.env import Env
+from pbem.services import games, moves
+from pbem.services.core import log
+from pbem.services.core.env import Env
 
 
 @contextmanager

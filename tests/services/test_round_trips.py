@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from pbem.services import games, log, moves
-from pbem.services.env import Env
+from pbem.services import games, moves
+from pbem.services.core import log
+from pbem.services.core.env import Env
 from pbem.store.db import is_sqlite
 from tests.services.test_replay_cache import _move, _new_game, statements
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import log, moves, records
-from pbem.services.errors import ServiceError
+from pbem.services import moves, records
+from pbem.services.core import log
+from pbem.services.core.errors import ServiceError
 from tests.mail.play import new_game, token
 
 

@@ -11,8 +11,9 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
-from pbem.services import games, jobs, log, moves, records
-from pbem.services.env import Env
+from pbem.services import games, jobs, moves, records
+from pbem.services.core import log
+from pbem.services.core.env import Env
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import past_the_hold

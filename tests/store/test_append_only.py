@@ -24,21 +24,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import (
-    analysis,
-    games,
-    jobs,
-    log,
-    moves,
-    ratelimit,
-    ratings,
-    records,
-    replies,
-    retention,
-)
+from pbem.services import analysis, games, jobs, moves, ratings, records, replies, retention
 from pbem.services import settings as seat_settings
-from pbem.services.env import Env
-from pbem.services.errors import Conflict
+from pbem.services.core import limits, log
+from pbem.services.core.env import Env
+from pbem.services.core.errors import Conflict
 from pbem.services.link_recovery import reissue_link
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
@@ -376,7 +366,7 @@ def app_env(pg_roles, config, clock) -> Iterator[Env]:
     """The services as the application runs them in production: as the granted role."""
     db = Database(pg_roles.app_url)
     env = Env(config=config.with_(database_url=pg_roles.app_url), db=db, clock=clock)
-    ratelimit.forget_all(env)
+    limits.forget_all(env)
     yield env
     db.dispose()
 
@@ -416,7 +406,7 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     )
     assert outcome.outcome == "ignored"
     ratings.rebuild(env)
-    ratelimit.purge(env)
+    limits.purge(env)
     env.clock.advance(days=env.config.retention.client_days + 1)  # the retention job's work
     assert retention.run(env, batch=5).access
     # the analysis of finished games: the job's first slice, and a game computed again

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import games, log, settings
+from pbem.services import games, settings
+from pbem.services.core import log
 from pbem.store.models import Player, Seat
 from tests.helpers import csrf_of
 from tests.web.test_players import sign_in, sign_in_mail

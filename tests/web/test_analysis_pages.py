@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services import analysis, games, log, moves
+from pbem.services import analysis, games, moves
+from pbem.services.core import log
 from pbem.store.models import AnalysisMove, Game
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token

@@ -25,7 +25,8 @@ from werkzeug.serving import make_server
 
 from pbem import wheel
 from pbem.engine import rng
-from pbem.services import games, log, moves, records
+from pbem.services import games, moves, records
+from pbem.services.core import log
 from tests.helpers import mails
 from tests.mail.play import new_game
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games, jobs, log, settings
+from pbem.services import games, jobs, settings
+from pbem.services.core import log
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
@@ -66,7 +67,7 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
 
 
 def test_days_of_time_away_left_are_counted_in_words(client, env):
-    from pbem.services.errors import BadRequest
+    from pbem.services.core.errors import BadRequest
 
     clock = games.GameClock(days_per_move=20, vacation_days=3)
     public_id = new_game(env, clock, first=0)

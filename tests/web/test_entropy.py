@@ -9,7 +9,8 @@ import secrets
 import pytest
 
 from pbem.engine import Match, load_record, rng, verify
-from pbem.services import errors, games, log, moves, records
+from pbem.services import games, moves, records
+from pbem.services.core import errors, log
 from tests.helpers import csrf_of, link_in, mails
 
 

@@ -7,7 +7,8 @@ import re
 
 from sqlalchemy import func, select
 
-from pbem.services import computer, games, log, moves
+from pbem.services import computer, games, moves
+from pbem.services.core import log
 from pbem.store.models import AccessLog, OutboxMessage
 from tests.mail.play import new_game, to_move, token
 

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.services import games
-from pbem.services.errors import BadRequest
+from pbem.services.core.errors import BadRequest
 from pbem.store.models import Challenge, Game
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token

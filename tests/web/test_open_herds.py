@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 from pbem.engine import load_record, replay
-from pbem.services import games, log, moves, records
+from pbem.services import games, moves, records
+from pbem.services.core import log
 from tests.mail.play import new_game, token
 
 

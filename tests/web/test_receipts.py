@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, log, settings
-from pbem.services.identity import player_for
+from pbem.services import games, settings
+from pbem.services.core import log
+from pbem.services.core.identity import player_for
 from tests.helpers import csrf_of, mails
 from tests.mail.play import new_game, token
 from tests.mail.test_one_mail_a_move import web_move

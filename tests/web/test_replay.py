@@ -11,7 +11,8 @@ from collections import Counter
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services import games, log, moves, records
+from pbem.services import games, moves, records
+from pbem.services.core import log
 from tests.mail.play import new_game, token
 
 FACE = re.compile(r'class="card card-(\w+)(?: small)?"')

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pbem.ai.analysis import VERSION, label_of
-from pbem.services import log, moves, records
+from pbem.services import moves, records
+from pbem.services.core import log
 from pbem.store import analyses as rows
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token

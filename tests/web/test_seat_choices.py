@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from pbem.services import games, log, moves, settings
+from pbem.services import games, moves, settings
+from pbem.services.core import log
 from tests.mail.play import new_game, token
 
 CHOICES = re.compile(r'<script type="application/json" id="choices">(.*?)</script>', re.S)

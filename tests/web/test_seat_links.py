@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from pbem.services import errors, records
+from pbem.services import records
+from pbem.services.core import errors
 from pbem.store.models import AccessLog, Game, MoveRow, OutboxMessage
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 from tests.web.test_play import omniscient, start_game

@@ -10,8 +10,9 @@ from datetime import timedelta
 
 import pytest
 
-from pbem.services import games, jobs, log, settings
-from pbem.services.errors import BadRequest
+from pbem.services import games, jobs, settings
+from pbem.services.core import log
+from pbem.services.core.errors import BadRequest
 from tests.conftest import own_database
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token

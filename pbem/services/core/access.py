@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from ..store.models import AccessLog, Player
+from ...store.models import AccessLog, Player
 from .env import Env
 from .log import Client
 

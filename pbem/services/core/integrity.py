@@ -18,10 +18,10 @@ from typing import Any
 
 from sqlalchemy.orm import object_session
 
-from ..clock import iso
-from ..engine import ReplayError, chain_hash
-from ..store import games
-from ..store.models import Game
+from ...clock import iso
+from ...engine import ReplayError, chain_hash
+from ...store import games
+from ...store.models import Game
 from .env import Env
 
 

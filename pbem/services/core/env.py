@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..clock import Clock, SystemClock
-from ..config import Config
-from ..store.db import Database
-from ..wheel import version, wheel_name
-from .cache import ReplayCache
+from ...clock import Clock, SystemClock
+from ...config import Config
+from ...store.db import Database
+from ...wheel import version, wheel_name
+from .replay_cache import ReplayCache
 from .seat_tokens import LinkSigner
 
 

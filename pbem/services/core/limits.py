@@ -26,9 +26,9 @@ from typing import Any
 from limits import RateLimitItem, parse_many
 from limits.strategies import FixedWindowRateLimiter
 
-from ..config import Limits
-from ..store import rate_limits
-from ..store.rate_limits import SqlStorage
+from ...config import Limits
+from ...store import rate_limits
+from ...store.rate_limits import SqlStorage
 from .env import Env
 from .errors import RateLimited
 

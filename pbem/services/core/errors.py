@@ -12,9 +12,9 @@ from typing import Any
 
 from babel.support import LazyProxy
 
-from ..i18n import lazy_gettext as _l
-from ..i18n import use_reader
-from ..i18n.words import error_text
+from ...i18n import lazy_gettext as _l
+from ...i18n import use_reader
+from ...i18n.words import error_text
 from .integrity import Flag
 
 

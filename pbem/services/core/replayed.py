@@ -23,15 +23,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import engine as jaipur
-from ..clock import as_utc, iso
-from ..engine import Match, MoveError
-from ..engine.explain import Account, narrate
-from ..engine.record import Digest
-from ..i18n.words import ComputerName
-from ..store import move_log
-from ..store.models import Game, MoveRow
-from ..store.move_log import LogRow
+from ... import engine as jaipur
+from ...clock import as_utc, iso
+from ...engine import Match, MoveError
+from ...engine.explain import Account, narrate
+from ...engine.record import Digest
+from ...i18n.words import ComputerName
+from ...store import move_log
+from ...store.models import Game, MoveRow
+from ...store.move_log import LogRow
 from .env import Env
 from .errors import NotStarted
 from .integrity import entry_break, flag, replay_break

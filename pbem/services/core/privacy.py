@@ -20,8 +20,8 @@ from functools import lru_cache
 from sqlalchemy.orm import Session
 from ua_parser import parse_user_agent
 
-from ..store import access_log
-from ..store.models import AccessLog
+from ...store import access_log
+from ...store.models import AccessLog
 
 #: An email address inside free text (a sign-in request's detail, "email from …").
 ADDRESS = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")

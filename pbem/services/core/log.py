@@ -10,17 +10,17 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session
 
-from .. import engine as jaipur
-from ..clock import iso
-from ..engine import Match
-from ..engine.record import LoggedMove
-from ..i18n import lazy_gettext as _l
-from ..store import access_log, games, move_log
-from ..store.models import Game, MoveRow, Seat
+from ... import engine as jaipur
+from ...clock import iso
+from ...engine import Match
+from ...engine.record import LoggedMove
+from ...i18n import lazy_gettext as _l
+from ...store import access_log, games, move_log
+from ...store.models import Game, MoveRow, Seat
 from .env import Env
 from .errors import Forbidden, Frozen, NotFound, NotStarted
 from .integrity import chain_prefix, flag, replay_break
-from .played import cached_match, note_tail, seat_names, start
+from .replayed import cached_match, note_tail, seat_names, start
 
 
 @dataclass(frozen=True, slots=True)

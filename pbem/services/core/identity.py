@@ -9,12 +9,12 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from ..engine import names
-from ..i18n import LANGUAGES, known_language, known_timezone
-from ..i18n import lazy_gettext as _l
-from ..store import players as player_rows
-from ..store import seats as seat_rows
-from ..store.models import Player, Seat
+from ...engine import names
+from ...i18n import LANGUAGES, known_language, known_timezone
+from ...i18n import lazy_gettext as _l
+from ...store import players as player_rows
+from ...store import seats as seat_rows
+from ...store.models import Player, Seat
 from .errors import BadRequest
 
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"

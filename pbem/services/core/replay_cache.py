@@ -11,7 +11,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .played import Played
+    from .replayed import Played
 
 
 class ReplayCache:

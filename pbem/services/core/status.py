@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from ..engine import Status
+from ...engine import Status
 
 
 class GameStatus(StrEnum):
