@@ -28,7 +28,7 @@ from .core.env import Env
 from .core.errors import Forbidden
 from .core.identity import seats_of
 from .core.log import Client
-from .game_mails import TOLD
+from .mailing.game_mails import TOLD
 
 #: Mails a job queues again when they are missing (by their key), in the names of now.
 REQUEUED = ("reminder", "deadline_warning", "digest")

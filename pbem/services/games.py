@@ -22,7 +22,6 @@ from ..i18n import lazy_gettext as _l
 from ..store import games as game_rows
 from ..store import move_log, wakeup
 from ..store.models import Game, MoveRow, Player, Seat
-from . import game_mails
 from .core import limits
 from .core.env import Env
 from .core.errors import BadRequest, NotFound
@@ -40,6 +39,7 @@ from .core.log import Client, authenticate, game_row, note_use, record_access, s
 from .core.replayed import Entry, played, seat_names
 from .core.status import GameStatus
 from .deadlines import TurnClock, turn_clock
+from .mailing import game_mails
 
 #: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
 COMPUTER_CONTRIBUTION = hashlib.sha256(b"pbem/computer/contribution").digest()

@@ -17,7 +17,6 @@ from ..store import games as game_rows
 from ..store import outbox as outbox_rows
 from ..store import seats as seat_rows
 from ..store.models import Game
-from . import game_mails
 from .core.env import Env
 from .core.errors import Frozen
 from .core.log import log_rows, state_of
@@ -25,6 +24,7 @@ from .core.replayed import turn_after
 from .core.status import GameStatus
 from .deadlines import reminder_due, turn_clock
 from .games import away_intervals, current_clock, turn_started
+from .mailing import game_mails
 from .moves import record_timeout
 
 

@@ -24,7 +24,7 @@ from ..i18n.notation import parse as parse_in
 from ..store import move_log, wakeup
 from ..store.models import Game, Seat
 from ..store.move_log import LogRow, MovedOn
-from . import game_mails, notes, ratings
+from . import notes, ratings
 from .core.env import Env
 from .core.errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
 from .core.integrity import keep_flag
@@ -41,6 +41,7 @@ from .core.log import (
 from .core.replayed import played, position_digester, remember
 from .core.seat_tokens import ReplyClaim
 from .core.status import GameStatus
+from .mailing import game_mails
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 #: How a move came in (``moves.source``): a person's (web, email, api, cli), the clock's

@@ -29,13 +29,14 @@ from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ..store import games as game_rows
 from ..store import inbound as inbound_rows
 from ..store import move_log
-from . import game_mails, moves, notes
+from . import moves, notes
 from .core import limits
 from .core.env import Env
 from .core.errors import Frozen, ServiceError
 from .core.log import Client, log_rows, state_of
 from .core.seat_tokens import ReplyClaim
 from .core.status import GameStatus
+from .mailing import game_mails
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup, escape
 
-from ..services.game_mails import Writer, Written
+from ..services.mailing.game_mails import Writer, Written
 from ..store import outbox as outbox_store
 from ..store.models import OutboxMessage
 from .context import services

@@ -13,7 +13,7 @@ import pytest
 from pbem.services import games, moves, records, replies, settings
 from pbem.services.core import log
 from pbem.services.core.errors import BadRequest
-from pbem.services.game_mails import untold
+from pbem.services.mailing.game_mails import untold
 from tests.helpers import mails
 from tests.mail.play import new_game, to_move, token
 from tests.mail.test_written_when_sent import play_out

@@ -15,9 +15,9 @@ from pbem.mail.outbox import message
 from pbem.services import challenges as challenge_service
 from pbem.services import games as game_service
 from pbem.services import moves
-from pbem.services import outbox as outbox_service
 from pbem.services.core import log
 from pbem.services.core.identity import player_for
+from pbem.services.mailing import outbox_admin as outbox_service
 from pbem.store import access_log, games, move_log
 from pbem.store import challenges as challenge_rows
 from pbem.store import outbox as outbox_store

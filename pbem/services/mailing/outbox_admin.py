@@ -6,9 +6,9 @@ The ``pbem outbox`` commands call these, so the CLI changes no row itself.
 
 from __future__ import annotations
 
-from ..store import outbox as outbox_store
-from ..store.models import OutboxMessage
-from .core.env import Env
+from ...store import outbox as outbox_store
+from ...store.models import OutboxMessage
+from ..core.env import Env
 
 
 def listing(env: Env, *, show_all: bool = False, limit: int = 500) -> list[OutboxMessage]:

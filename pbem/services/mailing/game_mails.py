@@ -14,19 +14,19 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import engine as jaipur
-from ..clock import as_utc, iso
-from ..engine import Match
-from ..engine.explain import Account
-from ..i18n import Reader, gettext, ngettext, use_reader
-from ..i18n import lazy_gettext as _l
-from ..mail import compose, outbox
-from ..store import access_log
-from ..store import outbox as outbox_store
-from ..store.models import Game, OutboxMessage
-from .core.env import Env
-from .core.log import game_by_id, log_rows, logged_moves
-from .core.replayed import Entry, Played, chain_start, next_turn, played, seat_names, turn_after
+from ... import engine as jaipur
+from ...clock import as_utc, iso
+from ...engine import Match
+from ...engine.explain import Account
+from ...i18n import Reader, gettext, ngettext, use_reader
+from ...i18n import lazy_gettext as _l
+from ...mail import compose, outbox
+from ...store import access_log
+from ...store import outbox as outbox_store
+from ...store.models import Game, OutboxMessage
+from ..core.env import Env
+from ..core.log import game_by_id, log_rows, logged_moves
+from ..core.replayed import Entry, Played, chain_start, next_turn, played, seat_names, turn_after
 
 
 @dataclass(frozen=True, slots=True)
