@@ -205,7 +205,7 @@ def new_game(env: Env, i: int) -> Game:
     """Create game ``i`` through the use case, and choose its moves from a replica."""
     from sqlalchemy import select
 
-    from pbem.services import games
+    from pbem.services.play import games
     from pbem.store.models import Game as GameRow
 
     created = games.create_game(

@@ -23,10 +23,11 @@ from sqlalchemy import func, select, text
 
 from benchmarks.load import new_game
 from pbem.config import Config
-from pbem.services import moves, records
+from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.core.replay_cache import ReplayCache
+from pbem.services.play import moves
 from pbem.store import migrate
 from pbem.store.models import Game as GameRow
 from tests.databases import create_pg_database, drop_pg_database

@@ -24,9 +24,10 @@ from . import wakeup
 from .cli_env import ready_env
 from .leadership import Lease, prepare
 from .mail.delivery import backend_for
-from .services import analysis, computer, jobs, retention
+from .services import analysis, jobs, retention
 from .services.core import limits
 from .services.core.env import Env
+from .services.play import computer
 from .store.db import DatabaseUnavailable, Fenced
 
 log = logging.getLogger("pbem.scheduler")

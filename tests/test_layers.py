@@ -184,7 +184,8 @@ def _area(module: str) -> str | None:
     if not _inside(module, "pbem.services") or module == "pbem.services":
         return None
     rest = module.removeprefix("pbem.services.").split(".")
-    return rest[0] if len(rest) > 1 else ""
+    in_folder = len(rest) > 1 or MODULES[module].name == "__init__.py"
+    return rest[0] if in_folder else ""
 
 
 def test_the_core_of_the_services_imports_no_use_case() -> None:

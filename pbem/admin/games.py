@@ -17,7 +17,7 @@ PLAYER = re.compile(r"^\s*(?P<name>[^<>]+?)\s*<(?P<email>[^<>]+)>\s*$")
 
 
 def _player(text: str) -> Any:
-    from ..services.games import PlayerIn
+    from ..services.play.games import PlayerIn
 
     m = PLAYER.match(text)
     if not m:
@@ -41,8 +41,8 @@ def _player(text: str) -> Any:
 )
 def new_game(players: tuple[str, ...], first: int | None) -> None:
     """Create a game and invite both players."""
-    from ..services import games
     from ..services.core.errors import ServiceError
+    from ..services.play import games
 
     if len(players) != 2:
         raise click.UsageError("give --player exactly twice")
@@ -65,7 +65,7 @@ def new_game(players: tuple[str, ...], first: int | None) -> None:
 def list_games(limit: int) -> None:
     """The newest games, one per line."""
     from ..clock import iso
-    from ..services import games
+    from ..services.play import games
 
     for g in games.list_games(ready_env(), limit):
         flag = f"  FLAGGED: {g.integrity_error}" if g.integrity_error else ""

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from ..i18n import lazy_gettext as _l
 from ..store.models import Player
-from . import settings
 from .core.access import note_access
 from .core.env import Env
 from .core.errors import BadRequest, Forbidden
 from .core.identity import checked_language, checked_name, checked_timezone, seats_of
 from .core.log import Client
 from .core.status import GameStatus
+from .play import seat_settings
 
 MAIL_MODES = ("each", "digest", "invitations")
 
@@ -74,10 +74,10 @@ def update_settings(
 
 @dataclass(frozen=True, slots=True)
 class AwayInGame:
-    """Time away asked for in one running game, and what came of it (``settings.Away``)."""
+    """Time away asked for in one running game, and what came of it (``seat_settings.Away``)."""
 
     opponent: str
-    away: settings.Away
+    away: seat_settings.Away
 
 
 def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> list[AwayInGame]:
@@ -97,6 +97,6 @@ def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> li
             if s.game.status == GameStatus.IN_PROGRESS
         ]
     return [
-        AwayInGame(opponent, settings.set_away(env, token, days, client, up_to_left=True))
+        AwayInGame(opponent, seat_settings.set_away(env, token, days, client, up_to_left=True))
         for token, opponent in running
     ]

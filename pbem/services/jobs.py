@@ -22,10 +22,10 @@ from .core.errors import Frozen
 from .core.log import log_rows, state_of
 from .core.replayed import turn_after
 from .core.status import GameStatus
-from .deadlines import reminder_due, turn_clock
-from .games import away_intervals, current_clock, turn_started
 from .mailing import game_mails
-from .moves import record_timeout
+from .play.deadlines import reminder_due, turn_clock
+from .play.games import away_intervals, current_clock, turn_started
+from .play.moves import record_timeout
 
 
 @dataclass

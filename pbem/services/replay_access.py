@@ -12,7 +12,7 @@ from .analysis import Shown
 from .core.env import Env
 from .core.errors import Forbidden, flagged
 from .core.log import Client, game_row, log_rows, use_seat
-from .games import GameInfo, game_info
+from .play.games import GameInfo, game_info
 from .replay_frames import Replay, from_game
 
 

@@ -107,7 +107,7 @@ class Seat(Base):
     contribution: Mapped[str | None] = mapped_column(String(128))
     accepted_at: Mapped[datetime | None]
     #: The computer's level ("easy", "normal", "strong") when the computer plays this
-    #: seat (``services/computer.py``); None for a person.
+    #: seat (``services/play/computer.py``); None for a person.
     bot: Mapped[str | None] = mapped_column(String(8))
 
     game: Mapped[Game] = relationship(back_populates="seats")

@@ -20,9 +20,9 @@ from ..i18n import lazy_gettext as _l
 from ..redact import install as redact_logs
 from ..redact import mask_routes
 from ..resources import resource_dir
-from ..services import games, ratings
 from ..services.core.env import Env
 from ..services.core.errors import RateLimited, ServiceError, Unavailable
+from ..services.play import games, ratings
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import (

@@ -17,10 +17,11 @@ from flask import Blueprint, jsonify, request
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
-from ..services import analysis, games, moves, settings
+from ..services import analysis
 from ..services.core.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
 from ..services.core.integrity import flag_json
 from ..services.core.status import GameStatus
+from ..services.play import games, moves, seat_settings
 from . import inputs
 from .client import client
 from .context import services
@@ -231,7 +232,7 @@ def away() -> Any:
     time away only ever adds, so an absence that already runs longer stays (``"changed":
     false``); more than the allowance lets through is a 400 that says how much it does."""
     data, token = _body(), _token()
-    done = settings.set_away(services(), token, _days(data), client())
+    done = seat_settings.set_away(services(), token, _days(data), client())
     until = done.until.isoformat() if done.until is not None else None
     return jsonify({"away_until": until, "changed": done.changed})
 
@@ -239,5 +240,5 @@ def away() -> Any:
 @bp.post("/seat/back")
 def back() -> Any:
     """End the seat's time away now; the unused days stay available."""
-    settings.come_back(services(), _token(), client())
+    seat_settings.come_back(services(), _token(), client())
     return jsonify({"away_until": None})

@@ -80,8 +80,8 @@ def demo(played: int, host: str, port: int) -> None:
 
 def _make_demo(env: Any, played: int) -> None:
     """The demo game: invitations queued and links printed for ``env``'s base URL."""
-    from ..services import games, moves
     from ..services.core import log
+    from ..services.play import games, moves
 
     created = games.create_game(
         env,

@@ -21,7 +21,7 @@ from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
 from ..services.core.errors import BadRequest
-from ..services.games import CLOCK_LIMITS
+from ..services.play.games import CLOCK_LIMITS
 
 #: A move number, a step of a replay: no game comes near this many moves.
 MAX_MOVE = 100_000

@@ -10,8 +10,9 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
-from ..services import computer, games, link_recovery, records
+from ..services import records
 from ..services.core.errors import BadRequest
+from ..services.play import computer, games, link_recovery
 from . import inputs
 from .client import client
 from .context import services

@@ -17,18 +17,14 @@ from ..i18n import ngettext, reader, shown_duration
 from ..services import (
     account_settings,
     address_change,
-    challenges,
-    computer,
     dashboard,
     erasure,
-    games,
     public_player,
-    ratings,
     sessions,
     sign_in,
 )
-from ..services import settings as seat_settings
 from ..services.core.errors import BadRequest, Forbidden
+from ..services.play import challenges, computer, games, ratings, seat_settings
 from ..store.models import Player
 from ..templating import when
 from . import inputs

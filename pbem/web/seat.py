@@ -14,8 +14,9 @@ from ..engine.views import PLACES, picked
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
-from ..services import games, link_recovery, moves, records, settings
+from ..services import records
 from ..services.core.errors import BadRequest, Conflict, MoveRefused, ServiceError
+from ..services.play import games, link_recovery, moves, seat_settings
 from . import inputs
 from .client import client
 from .context import services
@@ -157,7 +158,7 @@ def away(token: str) -> Any:
         return _page(token, 400, error=_l("Say for how many days you will be away."))
     return _act(
         token,
-        lambda: settings.set_away(services(), token, days, client()),
+        lambda: seat_settings.set_away(services(), token, days, client()),
         # an absence that already ran longer stays, and the page says so
         lambda away: "away" if away.changed else "away-kept",
     )
@@ -165,7 +166,7 @@ def away(token: str) -> Any:
 
 @bp.post("/back")
 def back(token: str) -> Any:
-    settings.come_back(services(), token, client())
+    seat_settings.come_back(services(), token, client())
     return redirect(url_for("seat.view", token=token, done="back"), code=303)
 
 
@@ -174,7 +175,9 @@ def mail(token: str) -> Any:
     mode, everywhere = inputs.text(request.form, "mode"), request.form.get("all") == "yes"
     return _act(
         token,
-        lambda: settings.set_mail_mode(services(), token, mode, client(), all_games=everywhere),
+        lambda: seat_settings.set_mail_mode(
+            services(), token, mode, client(), all_games=everywhere
+        ),
         "mail",
     )
 
@@ -185,7 +188,9 @@ def receipts(token: str) -> Any:
     chosen, everywhere = inputs.text(request.form, "receipts"), request.form.get("all") == "yes"
     return _act(
         token,
-        lambda: settings.set_receipts(services(), token, chosen, client(), all_games=everywhere),
+        lambda: seat_settings.set_receipts(
+            services(), token, chosen, client(), all_games=everywhere
+        ),
         "receipts",
     )
 
@@ -195,7 +200,7 @@ def language(token: str) -> Any:
     """The seat's language and time zone, for its pages and its mails from now on."""
     lang, zone = inputs.text(request.form, "language"), inputs.text(request.form, "timezone")
     try:
-        chosen = settings.set_reader(services(), token, lang, zone, client())
+        chosen = seat_settings.set_reader(services(), token, lang, zone, client())
     except ServiceError as exc:
         if exc.status == 403:
             raise

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import computer, games, moves
 from pbem.services.core import log
+from pbem.services.play import computer, games, moves
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

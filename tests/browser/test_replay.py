@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.engine import load_record, replay_states
-from pbem.services import games, records
+from pbem.services import records
+from pbem.services.play import games
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from pbem.services import games, moves
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 

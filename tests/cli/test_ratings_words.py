@@ -5,8 +5,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.services import games, moves
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.conftest import own_database
 
 database_url, database = own_database("function")

@@ -73,8 +73,8 @@ def test_bad_player_text_is_a_clear_error(cli_env):
 
 def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
     from pbem.cli_env import ready_env
-    from pbem.services import games, moves
     from pbem.services.core import log
+    from pbem.services.play import games, moves
 
     run("db", "upgrade")
     created = run("new-game", "--player", "Ada <ada@example.test>", "--player", "Bo <bo@b.test>")

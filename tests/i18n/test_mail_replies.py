@@ -10,7 +10,8 @@ import re
 from pbem.engine import Card, load_record, verify
 from pbem.i18n.notation import card_name, written
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import games, jobs, records
+from pbem.services import jobs, records
+from pbem.services.play import games
 from tests.helpers import mails, past_the_hold
 from tests.mail.test_replies import reply, reply_to_of, send, state
 

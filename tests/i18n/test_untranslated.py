@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import computer, games, jobs, link_recovery, moves, records, settings
+from pbem.services import jobs, records
 from pbem.services.core import log
+from pbem.services.play import computer, games, link_recovery, moves, seat_settings
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge
@@ -137,7 +138,7 @@ def _game(env, language: str) -> str:
     )
     public_id = games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
     for seat in (0, 1):
-        settings.set_receipts(env, token(env, public_id, seat), "all", log.Client())
+        seat_settings.set_receipts(env, token(env, public_id, seat), "all", log.Client())
     play(env, public_id, 5)
     env.clock.advance(hours=25)  # a reminder
     jobs.run_clock(env)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pbem.services import games, moves, records, settings
+from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.env import Env
+from pbem.services.play import games, moves, seat_settings
 
 
 def new_game(
@@ -49,4 +50,4 @@ def play(env: Env, public_id: str, count: int) -> None:
 def ask_receipts(env: Env, public_id: str, receipts: str = "all") -> None:
     """Both seats ask for receipts of their own moves (by default only a mailed move gets one)."""
     for seat in (0, 1):
-        settings.set_receipts(env, token(env, public_id, seat), receipts, log.Client())
+        seat_settings.set_receipts(env, token(env, public_id, seat), receipts, log.Client())

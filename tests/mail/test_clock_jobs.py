@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 
 from pbem.i18n.words import tell
-from pbem.services import games, jobs, moves, settings
+from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.errors import MoveRefused, ServiceError
-from pbem.services.deadlines import after_running, reminders_due
+from pbem.services.play import games, moves, seat_settings
+from pbem.services.play.deadlines import after_running, reminders_due
 from tests.helpers import csrf_of, link_in, mails
 from tests.mail.play import new_game, play, to_move, token
 
@@ -102,7 +103,7 @@ def test_in_a_waiting_game_a_timeout_gives_no_win(env):
 def test_vacation_stops_the_clock_and_the_reminders(env):
     public_id = new_game(env, CLOCK, first=0)
     env.clock.advance(hours=10)
-    settings.set_away(env, token(env, public_id, 0), 2, log.Client())
+    seat_settings.set_away(env, token(env, public_id, 0), 2, log.Client())
     env.clock.advance(hours=20)  # 30 h after the start, but only 10 h of running time
     assert run_twice(env, public_id)["reminders"] == 0
     env.clock.advance(days=2)  # 78 h: back since 58 h; 30 h of running time
@@ -112,7 +113,7 @@ def test_vacation_stops_the_clock_and_the_reminders(env):
     assert page.clock.deadline == page.since + timedelta(days=5)  # 3 days + 2 away
     assert page.vacation_left == pytest.approx(8)
     with pytest.raises(ServiceError, match="at most 8 days from now"):
-        settings.set_away(env, token(env, public_id, 0), 9, log.Client())
+        seat_settings.set_away(env, token(env, public_id, 0), 9, log.Client())
     env.clock.advance(days=2, minutes=1)  # past the moved deadline
     assert run_twice(env, public_id)["timeouts"] == 1
 
@@ -120,9 +121,9 @@ def test_vacation_stops_the_clock_and_the_reminders(env):
 def test_coming_back_early_gives_the_days_back(env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 5, log.Client())
+    seat_settings.set_away(env, t, 5, log.Client())
     env.clock.advance(days=1)
-    settings.come_back(env, t, log.Client())
+    seat_settings.come_back(env, t, log.Client())
     page = games.seat_page(env, t, log.Client())
     assert page.away_until is None
     assert page.vacation_left == pytest.approx(9)

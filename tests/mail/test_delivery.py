@@ -9,8 +9,9 @@ from click.testing import CliRunner
 
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
-from pbem.services import games, jobs, link_recovery, moves, settings
+from pbem.services import jobs
 from pbem.services.core import log
+from pbem.services.play import games, link_recovery, moves, seat_settings
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 
@@ -38,7 +39,7 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     clock = env.clock
     public_id = new_game(env, games.GameClock(days_per_move=3))
     # a receipt of a web move only when asked for: Ada asks for every one
-    settings.set_receipts(env, token(env, public_id, 0), "all", log.Client())
+    seat_settings.set_receipts(env, token(env, public_id, 0), "all", log.Client())
     play(env, public_id, 3)  # your_turn, and Ada's receipts
     seat = to_move(env, public_id)
     link_recovery.request_link(env, public_id, "ada@example.test", log.Client(ip="10.0.0.1"))
@@ -169,7 +170,7 @@ def test_outbox_command_lists_and_retries_failed_mail(smtp_env, smtp_server, mon
 def test_digest_seats_get_one_daily_mail_instead_of_each_turn(env):
     public_id = new_game(env)
     for seat in (0, 1):
-        settings.set_mail_mode(env, token(env, public_id, seat), "digest", log.Client())
+        seat_settings.set_mail_mode(env, token(env, public_id, seat), "digest", log.Client())
     before = len(mails(env, public_id))
     play(env, public_id, 2)
     assert len(mails(env, public_id)) == before  # no per-turn mail

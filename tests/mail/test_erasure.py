@@ -12,8 +12,9 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import address_change, games, jobs, moves, ratings, records
+from pbem.services import address_change, jobs, records
 from pbem.services.core import log
+from pbem.services.play import games, moves, ratings
 from pbem.store.models import OutboxMessage, Player
 from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token

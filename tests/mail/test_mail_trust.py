@@ -19,9 +19,10 @@ from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
-from pbem.services import account_settings, games, jobs
+from pbem.services import account_settings, jobs
 from pbem.services.core.errors import BadRequest
 from pbem.services.core.log import Client
+from pbem.services.play import games
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails

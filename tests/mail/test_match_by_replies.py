@@ -22,7 +22,8 @@ from sqlalchemy import func, select
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services import games, jobs, records
+from pbem.services import jobs, records
+from pbem.services.play import games
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port

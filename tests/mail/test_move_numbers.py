@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, jobs, moves, settings
+from pbem.services import jobs
 from pbem.services.core import log
+from pbem.services.play import games, moves, seat_settings
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token
@@ -87,7 +88,7 @@ def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
 
 def test_a_digest_after_a_timeout_names_the_move_it_waits_for(env):
     public_id = _timed_out_at_move_2(env)
-    settings.set_mail_mode(env, token(env, public_id, 1), "digest", log.Client())
+    seat_settings.set_mail_mode(env, token(env, public_id, 1), "digest", log.Client())
     env.clock.advance(days=1)
     jobs.send_digests(env)
     from sqlalchemy import select

@@ -13,7 +13,8 @@ from sqlalchemy import select
 from pbem.engine import load_record, replay, verify
 from pbem.mail.inbound import split_reply
 from pbem.receiver import ReceiverController
-from pbem.services import games, records, replies
+from pbem.services import records
+from pbem.services.play import games, replies
 from pbem.store.models import MoveRow
 from tests.helpers import mails
 from tests.mail.conftest import free_port

@@ -31,8 +31,9 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services import games, jobs, moves, records
+from pbem.services import jobs, records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.mail.play import new_game, token
 from tests.web.test_replay import to_move
 

@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services import games, records
+from pbem.services import records
+from pbem.services.play import games
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store.db import is_sqlite
 from tests.helpers import mails
 from tests.mail.conftest import Collector, SmtpServer
@@ -314,8 +314,8 @@ def _wait_until(condition: Callable[[], object], timeout: float) -> None:
 def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, start):
     """`pbem scheduler` with the computer's job every hour: only the wake-up (NOTIFY and
     LISTEN on PostgreSQL, the short poll on SQLite) can answer the person's move in time."""
-    from pbem.services import computer, moves
     from pbem.services.core import log
+    from pbem.services.play import computer, moves
 
     created = computer.start(
         env, games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)

@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from pbem.engine import load_record, verify
-from pbem.services import games, records
+from pbem.services import records
+from pbem.services.play import games
 from pbem.store.db import is_sqlite
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.reliability.driver import play

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import analysis, moves, records
+from pbem.services import analysis, records
 from pbem.services.core import log
 from pbem.services.core.errors import Forbidden
+from pbem.services.play import moves
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
 from tests.conftest import own_database

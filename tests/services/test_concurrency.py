@@ -10,9 +10,10 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.errors import Conflict
+from pbem.services.play import games, moves
 from pbem.store.models import Game, MoveRow
 
 

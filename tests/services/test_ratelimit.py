@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.config import ConfigError, Limits, from_env
-from pbem.services import link_recovery
 from pbem.services.core import limits
 from pbem.services.core.env import Env
 from pbem.services.core.log import Client
+from pbem.services.play import link_recovery
 from pbem.store.db import Database
 from pbem.store.models import RateLimit
 from tests.mail.play import new_game

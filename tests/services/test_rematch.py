@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import challenges, games
 from pbem.services.core import log
+from pbem.services.play import challenges, games
 from pbem.store import games as game_rows
 from tests.mail.play import new_game
 from tests.web.test_replay import play_random

@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from pbem.engine import replay_moves
-from pbem.services import games, moves
 from pbem.services.core import log
 from pbem.services.core.env import Env
+from pbem.services.play import games, moves
 
 
 @contextmanager

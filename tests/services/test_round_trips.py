@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from pbem.services import games, moves
 from pbem.services.core import log
 from pbem.services.core.env import Env
+from pbem.services.play import games, moves
 from pbem.store.db import is_sqlite
 from tests.services.test_replay_cache import _move, _new_game, statements
 
@@ -130,7 +130,7 @@ def test_on_postgresql_a_seat_page_is_two_round_trips(env: Env):
 def test_on_postgresql_a_move_against_the_computer_is_two_round_trips_with_its_notify(env: Env):
     """The NOTIFY that wakes the scheduler (store/wakeup.py) goes unanswered with the
     INSERTs, and its answer comes with the COMMIT's: no round trip of its own."""
-    from pbem.services import computer
+    from pbem.services.play import computer
 
     created = computer.start(
         env, games.PlayerIn("Ada", "rt@example.test"), "easy", contribution=bytes(32)

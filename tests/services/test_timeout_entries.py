@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import moves, records
+from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.errors import ServiceError
+from pbem.services.play import moves
 from tests.mail.play import new_game, token
 
 

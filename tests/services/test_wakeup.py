@@ -10,9 +10,9 @@ import time
 import pytest
 
 from pbem import wakeup
-from pbem.services import computer, games, moves
 from pbem.services.core import log
 from pbem.services.core.errors import MoveRefused
+from pbem.services.play import computer, games, moves
 from pbem.store import wakeup as signals
 from pbem.store.db import is_sqlite
 from tests.conftest import own_database

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import text
 
-from pbem.services import moves
 from pbem.services.core import log
+from pbem.services.play import moves
 from pbem.store import analyses, migrate
 from pbem.store.db import Database, table_names
 from tests.mail.play import new_game, token

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store import postgresql
 from pbem.store.access_log import INSERT as INSERT_ACCESS
 from pbem.store.db import Database, DatabaseUnavailable, is_sqlite

@@ -12,12 +12,12 @@ import pytest
 
 from pbem.clock import as_utc
 from pbem.mail.outbox import message
-from pbem.services import challenges as challenge_service
-from pbem.services import games as game_service
-from pbem.services import moves
 from pbem.services.core import log
 from pbem.services.core.identity import player_for
 from pbem.services.mailing import outbox_admin as outbox_service
+from pbem.services.play import challenges as challenge_service
+from pbem.services.play import games as game_service
+from pbem.services.play import moves
 from pbem.store import access_log, games, move_log
 from pbem.store import challenges as challenge_rows
 from pbem.store import outbox as outbox_store
@@ -342,7 +342,7 @@ def test_only_the_store_builds_sql():
         p for p in sorted(PACKAGE.rglob("*.py")) if "store" not in p.relative_to(PACKAGE).parts[:1]
     ]
     checked = {p.relative_to(PACKAGE).as_posix() for p in outside}
-    assert {"leadership.py", "scheduler.py", "services/games.py", "web/seat.py"} <= checked
+    assert {"leadership.py", "scheduler.py", "services/play/games.py", "web/seat.py"} <= checked
     offenders = {}
     for path in outside:
         if found := _builders_imported(path):

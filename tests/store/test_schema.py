@@ -76,8 +76,8 @@ def test_the_app_refuses_an_unmigrated_database(fresh_database, config):
 
 
 def _one_move(env) -> MoveRow:
-    from pbem.services import games, moves
     from pbem.services.core import log
+    from pbem.services.play import games, moves
 
     created = games.create_game(
         env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))

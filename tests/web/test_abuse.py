@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.config import Limits
-from pbem.services import challenges, games, records
+from pbem.services import records
+from pbem.services.play import challenges, games
 from pbem.store.models import OutboxMessage, Player
 from pbem.web import create_app
 from tests.helpers import csrf_of

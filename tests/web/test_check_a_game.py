@@ -25,8 +25,9 @@ from werkzeug.serving import make_server
 
 from pbem import wheel
 from pbem.engine import rng
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.helpers import mails
 from tests.mail.play import new_game
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games, jobs, settings
+from pbem.services import jobs
 from pbem.services.core import log
+from pbem.services.play import games, seat_settings
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
@@ -21,7 +22,7 @@ database_url, database = own_database("function")
 def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
-    settings.set_reader(env, t, "en", "Asia/Tehran", log.Client())
+    seat_settings.set_reader(env, t, "en", "Asia/Tehran", log.Client())
     env.clock.advance(days=1)  # 2026-12-03 09:00 UTC is 12:30 in Tehran
     play(env, public_id, 1)
     for cookie in (None, "America/New_York"):  # an invited player's browser, or another zone
@@ -72,20 +73,20 @@ def test_days_of_time_away_left_are_counted_in_words(client, env):
     clock = games.GameClock(days_per_move=20, vacation_days=3)
     public_id = new_game(env, clock, first=0)
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 2, log.Client())
+    seat_settings.set_away(env, t, 2, log.Client())
     run_days(env, 2)
     page = client.get(f"/s/{t}").text
     assert "(1 day left in this game)" in page and "1 days" not in page
     with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 2, log.Client())
+        seat_settings.set_away(env, t, 2, log.Client())
     assert str(refused.value.message) == (
         "You can be away for at most 1 day from now in this game"
         " (until Dec 5, 2026, 9:00\u202fAM (UTC))."
     )
-    settings.set_away(env, t, 0.5, log.Client())
+    seat_settings.set_away(env, t, 0.5, log.Client())
     run_days(env, 1)
     with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 1, log.Client())
+        seat_settings.set_away(env, t, 1, log.Client())
     assert str(refused.value.message) == (  # half a day, in hours: no fraction to misspell
         "You can be away for at most 12 hours from now in this game"
         " (until Dec 5, 2026, 9:00\u202fPM (UTC))."

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services import computer, games, moves
 from pbem.services.core import log
+from pbem.services.play import computer, games, moves
 from pbem.store.models import OutboxMessage
 from tests.helpers import LINK, csrf_of
 from tests.web.test_players import fresh_ip, sign_in

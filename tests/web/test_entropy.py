@@ -9,8 +9,9 @@ import secrets
 import pytest
 
 from pbem.engine import Match, load_record, rng, verify
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import errors, log
+from pbem.services.play import games, moves
 from tests.helpers import csrf_of, link_in, mails
 
 

@@ -7,8 +7,8 @@ import re
 
 from sqlalchemy import func, select
 
-from pbem.services import computer, games, moves
 from pbem.services.core import log
+from pbem.services.play import computer, games, moves
 from pbem.store.models import AccessLog, OutboxMessage
 from tests.mail.play import new_game, to_move, token
 

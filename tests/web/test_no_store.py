@@ -15,8 +15,9 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from pbem.store.models import OutboxMessage
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token

@@ -7,8 +7,9 @@ from __future__ import annotations
 import random
 
 from pbem.engine import load_record, replay
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.mail.play import new_game, token
 
 

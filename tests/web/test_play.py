@@ -11,7 +11,8 @@ from collections import Counter
 import pytest
 
 from pbem.engine import Match, load_record, position_json, verify
-from pbem.services import games, records
+from pbem.services import records
+from pbem.services.play import games
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 
 CARD_FACE = re.compile(r'class="card card-(\w+)(?: small)?"')

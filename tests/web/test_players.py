@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from pbem.engine import load_record, verify
-from pbem.services import challenges, games, ratings, records
+from pbem.services import records
 from pbem.services.core import errors, identity, log
+from pbem.services.play import challenges, games, ratings
 from pbem.store.models import Player, SignInLink
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token

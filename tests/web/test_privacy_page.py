@@ -47,7 +47,7 @@ def test_every_page_links_to_it(client):
 
 
 def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(client, env):
-    from pbem.services import games, moves
+    from pbem.services.play import games, moves
     from tests.mail.play import new_game, to_move, token
     from tests.mail.test_retention import CLIENTS, FIREFOX, SAFARI
 

@@ -3,8 +3,8 @@ no public page, replay, audit, record or evidence file does."""
 
 from __future__ import annotations
 
-from pbem.services import games, moves
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
 

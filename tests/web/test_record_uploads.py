@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from pbem.engine import load_record, replay_states, verify
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game

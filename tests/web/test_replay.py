@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services import games, moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import games, moves
 from tests.mail.play import new_game, token
 
 FACE = re.compile(r'class="card card-(\w+)(?: small)?"')

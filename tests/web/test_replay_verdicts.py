@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from pbem.ai.analysis import VERSION, label_of
-from pbem.services import moves, records
+from pbem.services import records
 from pbem.services.core import log
+from pbem.services.play import moves
 from pbem.store import analyses as rows
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from pbem.services import games
 from pbem.services.core.errors import BadRequest
+from pbem.services.play import games
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import csrf_of
 

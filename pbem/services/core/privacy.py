@@ -27,7 +27,7 @@ from ...store.models import AccessLog
 ADDRESS = re.compile(r"[^\s<>()\[\]\"',;:@]+@[^\s<>()\[\]\"',;:@]+")
 #: What an address in a reduced detail becomes.
 ADDRESS_GONE = "[address]"
-#: The user agent of a move mailed in (``services/replies.py``): the sender's address.
+#: The user agent of a move mailed in (``services/play/replies.py``): the sender's address.
 MAILED = "email from "
 
 

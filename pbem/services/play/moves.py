@@ -15,20 +15,19 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from .. import engine as jaipur
-from ..clock import iso
-from ..engine import Claim, MoveError, Resign, Timeout
-from ..engine.explain import Account, narrate, preview
-from ..i18n import lazy_gettext as _l
-from ..i18n.notation import parse as parse_in
-from ..store import move_log, wakeup
-from ..store.models import Game, Seat
-from ..store.move_log import LogRow, MovedOn
-from . import notes, ratings
-from .core.env import Env
-from .core.errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
-from .core.integrity import keep_flag
-from .core.log import (
+from ... import engine as jaipur
+from ...clock import iso
+from ...engine import Claim, MoveError, Resign, Timeout
+from ...engine.explain import Account, narrate, preview
+from ...i18n import lazy_gettext as _l
+from ...i18n.notation import parse as parse_in
+from ...store import move_log, wakeup
+from ...store.models import Game, Seat
+from ...store.move_log import LogRow, MovedOn
+from ..core.env import Env
+from ..core.errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
+from ..core.integrity import keep_flag
+from ..core.log import (
     Client,
     Key,
     authenticate,
@@ -38,10 +37,11 @@ from .core.log import (
     record_refusal,
     state_of,
 )
-from .core.replayed import played, position_digester, remember
-from .core.seat_tokens import ReplyClaim
-from .core.status import GameStatus
-from .mailing import game_mails
+from ..core.replayed import played, position_digester, remember
+from ..core.seat_tokens import ReplyClaim
+from ..core.status import GameStatus
+from ..mailing import game_mails
+from . import notes, ratings
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 #: How a move came in (``moves.source``): a person's (web, email, api, cli), the clock's
@@ -237,7 +237,7 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
 
 
 def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) -> MoveDone | None:
-    """The scheduler logs the computer's move (``services/computer.py``), through the same
+    """The scheduler logs the computer's move (``services/play/computer.py``), through the same
     checks as a person's; None when the game moved on meanwhile (another run played it)."""
 
     def opener(session: Session) -> tuple[Game, Seat]:

@@ -9,17 +9,17 @@ from datetime import datetime, timedelta
 
 from babel.support import LazyProxy
 
-from ..clock import as_utc, iso
-from ..i18n import Reader, shown_duration
-from ..i18n import lazy_gettext as _l
-from ..store import seats as seat_rows
-from ..store.models import Player, Vacation
-from ..templating import when
-from .core.access import note_access
-from .core.env import Env
-from .core.errors import BadRequest, Forbidden
-from .core.identity import checked_language, checked_timezone, follow_seat, seats_of
-from .core.log import Client, authenticate, record_access
+from ...clock import as_utc, iso
+from ...i18n import Reader, shown_duration
+from ...i18n import lazy_gettext as _l
+from ...store import seats as seat_rows
+from ...store.models import Player, Vacation
+from ...templating import when
+from ..core.access import note_access
+from ..core.env import Env
+from ..core.errors import BadRequest, Forbidden
+from ..core.identity import checked_language, checked_timezone, follow_seat, seats_of
+from ..core.log import Client, authenticate, record_access
 from .games import MIN_AWAY_DAYS, away_reach
 
 MAIL_MODES = ("each", "digest")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..clock import as_utc
+from ...clock import as_utc
 
 Interval = tuple[datetime, datetime]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..i18n import lazy_gettext as _l
-from ..store import challenges as challenge_rows
-from ..store import games as game_rows
-from ..store.models import Challenge, Player
+from ...i18n import lazy_gettext as _l
+from ...store import challenges as challenge_rows
+from ...store import games as game_rows
+from ...store.models import Challenge, Player
+from ..core import limits
+from ..core.env import Env
+from ..core.errors import BadRequest, Conflict, Forbidden, NotFound
+from ..core.log import Client, authenticate, game_row, log_rows, state_of
 from . import games
-from .core import limits
-from .core.env import Env
-from .core.errors import BadRequest, Conflict, Forbidden, NotFound
-from .core.log import Client, authenticate, game_row, log_rows, state_of
 
 STARTERS = ("random", "challenger", "opponent")
 

@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 
 from babel.messages.pofile import read_po
 
-from ..config import Config
-from ..i18n import CATALOGS
-from ..resources import resource_dir
+from ...config import Config
+from ...i18n import CATALOGS
+from ...resources import resource_dir
 
 MESSAGE_LIMIT = 500
 #: A note is read up to this many characters (a page's note field takes no more), of which

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..i18n import lazy_gettext as _l
-from .core import limits
-from .core.env import Env
-from .core.log import Client, authenticate, game_row, record_access
-from .mailing import game_mails
+from ...i18n import lazy_gettext as _l
+from ..core import limits
+from ..core.env import Env
+from ..core.log import Client, authenticate, game_row, record_access
+from ..mailing import game_mails
 
 
 def reissue_link(env: Env, token: str, client: Client) -> None:

@@ -15,10 +15,10 @@ from datetime import datetime
 from openskill.models import PlackettLuce
 from sqlalchemy.orm import Session
 
-from ..store import ratings as rating_rows
-from ..store.models import Game, Player
-from .core.env import Env
-from .core.identity import player_for
+from ...store import ratings as rating_rows
+from ...store.models import Game, Player
+from ..core.env import Env
+from ..core.identity import player_for
 
 MODEL = PlackettLuce()
 
@@ -54,8 +54,8 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
 
 def rebuild(env: Env) -> int:
     """Recompute every rating from the finished games, in the order they finished."""
-    from .core.errors import Frozen
-    from .core.log import log_rows, state_of
+    from ..core.errors import Frozen
+    from ..core.log import log_rows, state_of
 
     with env.db.write() as session:
         rating_rows.forget_all(session)

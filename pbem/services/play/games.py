@@ -13,19 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from .. import engine as jaipur
-from ..clock import as_utc
-from ..engine import names, rng
-from ..engine.record import ENGINE, RULES
-from ..i18n import Reader, known_language, known_timezone
-from ..i18n import lazy_gettext as _l
-from ..store import games as game_rows
-from ..store import move_log, wakeup
-from ..store.models import Game, MoveRow, Player, Seat
-from .core import limits
-from .core.env import Env
-from .core.errors import BadRequest, NotFound
-from .core.identity import (
+from ... import engine as jaipur
+from ...clock import as_utc
+from ...engine import names, rng
+from ...engine.record import ENGINE, RULES
+from ...i18n import Reader, known_language, known_timezone
+from ...i18n import lazy_gettext as _l
+from ...store import games as game_rows
+from ...store import move_log, wakeup
+from ...store.models import Game, MoveRow, Player, Seat
+from ..core import limits
+from ..core.env import Env
+from ..core.errors import BadRequest, NotFound
+from ..core.identity import (
     checked_email,
     checked_language,
     checked_name,
@@ -34,12 +34,12 @@ from .core.identity import (
     normal_email,
     player_for,
 )
-from .core.integrity import Flag
-from .core.log import Client, authenticate, game_row, note_use, record_access, state_of
-from .core.replayed import Entry, played, seat_names
-from .core.status import GameStatus
+from ..core.integrity import Flag
+from ..core.log import Client, authenticate, game_row, note_use, record_access, state_of
+from ..core.replayed import Entry, played, seat_names
+from ..core.status import GameStatus
+from ..mailing import game_mails
 from .deadlines import TurnClock, turn_clock
-from .mailing import game_mails
 
 #: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
 COMPUTER_CONTRIBUTION = hashlib.sha256(b"pbem/computer/contribution").digest()
@@ -334,7 +334,7 @@ def create_game(
     with a subject of the visitor's choosing.
 
     ``bot`` (a level of ``pbem.ai.LEVELS``) makes seat 1 the computer's
-    (``services/computer.py``): it has accepted already with its fixed public
+    (``services/play/computer.py``): it has accepted already with its fixed public
     contribution, has no player and is mailed nothing. ``invite=False`` queues no
     invitation (a player who accepts at once, on the page that created the game).
     """

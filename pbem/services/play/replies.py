@@ -18,25 +18,25 @@ from typing import Any
 
 from babel.support import LazyProxy
 
-from .. import engine as jaipur
-from ..clock import as_utc
-from ..engine import Exchange, Sell, TakeCamels, TakeGood
-from ..engine.errors import IllegalMoveError
-from ..i18n import Reader, use_reader
-from ..i18n import lazy_gettext as _l
-from ..i18n.words import error_text
-from ..mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
-from ..store import games as game_rows
-from ..store import inbound as inbound_rows
-from ..store import move_log
+from ... import engine as jaipur
+from ...clock import as_utc
+from ...engine import Exchange, Sell, TakeCamels, TakeGood
+from ...engine.errors import IllegalMoveError
+from ...i18n import Reader, use_reader
+from ...i18n import lazy_gettext as _l
+from ...i18n.words import error_text
+from ...mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
+from ...store import games as game_rows
+from ...store import inbound as inbound_rows
+from ...store import move_log
+from ..core import limits
+from ..core.env import Env
+from ..core.errors import Frozen, ServiceError
+from ..core.log import Client, log_rows, state_of
+from ..core.seat_tokens import ReplyClaim
+from ..core.status import GameStatus
+from ..mailing import game_mails
 from . import moves, notes
-from .core import limits
-from .core.env import Env
-from .core.errors import Frozen, ServiceError
-from .core.log import Client, log_rows, state_of
-from .core.seat_tokens import ReplyClaim
-from .core.status import GameStatus
-from .mailing import game_mails
 
 BAD_ADDRESS = _l(
     "this reply address is not valid: it may come from an old mail, or the link "

@@ -23,21 +23,21 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from .. import ai
-from ..engine import Claim, Resign, Timeout, parse_move
-from ..engine.moves import Move
-from ..i18n import lazy_gettext as _l
-from ..store import games as game_rows
-from ..store import players as player_rows
-from ..store import seats as seat_rows
-from ..store.models import Game, Player
-from . import games, moves, settings
-from .core.env import Env
-from .core.errors import BadRequest, NotFound
-from .core.identity import normal_email
-from .core.log import Client, authenticate, log_rows, state_of
-from .core.replayed import Entry, played
-from .core.status import GameStatus
+from ... import ai
+from ...engine import Claim, Resign, Timeout, parse_move
+from ...engine.moves import Move
+from ...i18n import lazy_gettext as _l
+from ...store import games as game_rows
+from ...store import players as player_rows
+from ...store import seats as seat_rows
+from ...store.models import Game, Player
+from ..core.env import Env
+from ..core.errors import BadRequest, NotFound
+from ..core.identity import normal_email
+from ..core.log import Client, authenticate, log_rows, state_of
+from ..core.replayed import Entry, played
+from ..core.status import GameStatus
+from . import games, moves, seat_settings
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ def start_signed_in(
     token = start(
         env, person, level, client=client, player_id=player_id, contribution=own_bytes(contribution)
     ).tokens[0]
-    settings.set_mail_mode(env, token, "digest", client)
+    seat_settings.set_mail_mode(env, token, "digest", client)
     return token
 
 
