@@ -334,7 +334,7 @@ class RateLimit(Base):
 
 
 class Analysis(Base):
-    """The analysis of a finished game (``services/analysis.py``): how far it has got.
+    """The analysis of a finished game (``services/records/analysis.py``): how far it has got.
 
     Kept apart from the log and never part of the record: it is an opinion of the computer
     player, recomputed at will (``pbem analyse``), never a fact of the game.

@@ -17,11 +17,11 @@ from flask import Blueprint, jsonify, request
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
-from ..services import analysis
 from ..services.core.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
 from ..services.core.integrity import flag_json
 from ..services.core.status import GameStatus
 from ..services.play import games, moves, seat_settings
+from ..services.records import analysis
 from . import inputs
 from .client import client
 from .context import services

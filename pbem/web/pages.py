@@ -10,9 +10,9 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
-from ..services import records
 from ..services.core.errors import BadRequest
 from ..services.play import computer, games, link_recovery
+from ..services.records import game_records
 from . import inputs
 from .client import client
 from .context import services
@@ -147,7 +147,7 @@ def log_length(public_id: str) -> Response:
 
 @bp.get("/g/<public_id>/record.json")
 def record(public_id: str) -> Response:
-    data = records.export_record(services(), public_id)
+    data = game_records.export_record(services(), public_id)
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",

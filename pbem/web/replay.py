@@ -26,12 +26,12 @@ from ..config import Config
 from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
 from ..engine.record import Record
 from ..i18n import lazy_gettext as _l
-from ..services import audit, records, replay_access
-from ..services.analysis import Shown, chance_rounds
 from ..services.core import limits
 from ..services.core.errors import BadRequest, NotFound, ServiceError
 from ..services.core.integrity import Flag
-from ..services.replay_frames import ALL, Replay, explore, from_record
+from ..services.records import audit, game_records, replay_access
+from ..services.records.analysis import Shown, chance_rounds
+from ..services.records.replay_frames import ALL, Replay, explore, from_record
 from . import inputs
 from .client import client
 from .context import services
@@ -407,13 +407,13 @@ class Upload(NamedTuple):
     check (which never covers the names), and the server's own game it copies, if any."""
 
     passes: bool
-    held: records.HeldGame | None
+    held: game_records.HeldGame | None
 
 
 def _upload_of(opened: Opened) -> Upload:
     passes = opened.report.first_failure is None
     env = current_app.extensions.get("pbem")  # ``pbem view`` has no server behind it
-    held = records.held_game(env, opened.record) if passes and env is not None else None
+    held = game_records.held_game(env, opened.record) if passes and env is not None else None
     return Upload(passes, held)
 
 

@@ -14,9 +14,9 @@ from ..engine.views import PLACES, picked
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
-from ..services import records
 from ..services.core.errors import BadRequest, Conflict, MoveRefused, ServiceError
 from ..services.play import games, link_recovery, moves, seat_settings
+from ..services.records import game_records
 from . import inputs
 from .client import client
 from .context import services
@@ -217,7 +217,7 @@ def reissue(token: str) -> Any:
 
 @bp.get("/export")
 def export(token: str) -> Response:
-    data = records.export_record(services(), token=token, client=client())
+    data = game_records.export_record(services(), token=token, client=client())
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",

@@ -108,9 +108,9 @@ def test_persian_step_buttons_point_the_way_the_page_reads(browser, live_server,
 def test_a_phone_screenshot_of_a_real_analysis(browser, live_server, env):
     """docs/screenshots/replay-analysis-phone{,-graph}.png come from here (build/screenshots):
     a game judged by the real analysis, its step with a verdict and its graph, at 390 px."""
-    from pbem.services import analysis
     from pbem.services.core import log
     from pbem.services.play import moves
+    from pbem.services.records import analysis
     from tests.mail.play import new_game
 
     public_id = new_game(env)

@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import jobs, records
+from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import computer, games, link_recovery, moves, seat_settings
+from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge
@@ -213,7 +214,7 @@ def test_the_computer_is_named_in_the_readers_words(client, env, language):
     assert "Computer (normal)" not in page.text
     assert not left, "\n".join(left)
     # the record is the same for every reader: the name as stored
-    record = records.operator_record(env, created.public_id)
+    record = game_records.operator_record(env, created.public_id)
     assert [p["name"] for p in record["players"]] == ["Ada", "Computer (normal)"]
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.play import games, moves, seat_settings
+from pbem.services.records import game_records
 
 
 def new_game(
@@ -43,7 +43,7 @@ def play(env: Env, public_id: str, count: int) -> None:
         if seat is None:
             return
         t = token(env, public_id, seat)
-        n = len(records.operator_record(env, public_id)["moves"]) + 1
+        n = len(game_records.operator_record(env, public_id)["moves"]) + 1
         moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import address_change, jobs, records
+from pbem.services import address_change, jobs
 from pbem.services.core import log
 from pbem.services.play import games, moves, ratings
+from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage, Player
 from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token
@@ -129,7 +130,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     assert third in " ".join(m.as_string() for m in after_outage)
     assert found_anywhere(env.db.engine, TRACES) == []
     for public_id in (finished, running):
-        assert records.verify_game(env, public_id).ok
+        assert game_records.verify_game(env, public_id).ok
         assert [m["hash"] for m in load(env, public_id)["moves"]] == [
             m["hash"] for m in before[public_id]["moves"]
         ]
@@ -143,7 +144,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
 
 
 def load(env, public_id: str) -> dict:
-    return records.operator_record(env, public_id)
+    return game_records.operator_record(env, public_id)
 
 
 def test_the_sent_mails_to_an_erased_player_keep_their_id_kind_and_time(smtp_env, client):

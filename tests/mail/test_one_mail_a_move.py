@@ -10,11 +10,11 @@ from email.utils import make_msgid
 
 import pytest
 
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.errors import BadRequest
 from pbem.services.mailing.game_mails import untold
 from pbem.services.play import games, moves, replies, seat_settings
+from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game, to_move, token
 from tests.mail.test_written_when_sent import play_out
@@ -34,7 +34,7 @@ def web_move(env, public_id: str) -> int:
     """The seat to move plays its first legal move on the web; the seat that moved."""
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
-    n = len(records.operator_record(env, public_id)["moves"]) + 1
+    n = len(game_records.operator_record(env, public_id)["moves"]) + 1
     moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
     return seat
 
@@ -58,7 +58,7 @@ def reply_move(env, public_id: str) -> int:
 def test_a_whole_match_on_default_settings_sends_one_mail_a_move(env):
     public_id = new_game(env)
     play_out(env, public_id, random.Random(11))
-    record = records.operator_record(env, public_id)
+    record = game_records.operator_record(env, public_id)
     count = len(record["moves"])
     assert count > 20
     counted = kinds(env, public_id)

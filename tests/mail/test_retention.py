@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import audit, jobs, retention
+from pbem.services import jobs, retention
 from pbem.services.core import log
 from pbem.services.core.privacy import browser_family, mask_ip
 from pbem.services.play import games, moves
+from pbem.services.records import audit
 from pbem.store.models import AccessLog, OutboxMessage, SignInLink
 from tests.helpers import past_the_hold
 from tests.mail.play import new_game, play, to_move, token
@@ -85,11 +86,11 @@ def test_sent_mails_keep_their_words_for_the_period_then_only_what_audit_needs(e
 
 
 def games_record(env, public_id: str) -> list[dict]:
-    from pbem.services import records
+    from pbem.services.records import game_records
 
     return [
         {"n": i + 1, "hash": m["hash"]}
-        for i, m in enumerate(records.operator_record(env, public_id)["moves"])
+        for i, m in enumerate(game_records.operator_record(env, public_id)["moves"])
     ]
 
 

@@ -31,9 +31,10 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services import jobs, records
+from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 from tests.web.test_replay import to_move
 
@@ -77,7 +78,7 @@ def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> Non
 
 
 def next_n(env, public_id: str) -> int:
-    return len(records.operator_record(env, public_id)["moves"]) + 1
+    return len(game_records.operator_record(env, public_id)["moves"]) + 1
 
 
 # ------------------------------------------------------------ the server's exports
@@ -106,7 +107,7 @@ def test_a_finished_match_matches_the_schema(client, env, finished):
     assert data["result"]["status"] == "finished"
     assert "resigned" not in data["result"] and "claimed" not in data["result"]
     assert all("position" in m for m in data["moves"])
-    valid(records.operator_record(env, finished))
+    valid(game_records.operator_record(env, finished))
 
 
 def test_a_resigned_game_matches_the_schema(client, env):
@@ -135,7 +136,7 @@ def test_a_running_games_seat_export_matches_the_schema(client, env, running):
     valid(data)
     assert data["chain_start"] == jaipur_chain_start(data)
     assert data["seed"] is None and "result" not in data and data["view"]["seat"] == 0
-    valid(records.operator_record(env, running))  # the operator's copy, seed and all
+    valid(game_records.operator_record(env, running))  # the operator's copy, seed and all
 
 
 def test_every_evidence_file_matches_the_schema(client, env, finished, running):
@@ -178,14 +179,14 @@ def test_the_demo_games_records_match_the_schema(monkeypatch, tmp_path, database
     demo_env = _env()
     try:
         seat_token = games.seat_tokens(demo_env, public_id)[0]
-        valid(records.export_record(demo_env, token=seat_token))
-        valid(records.operator_record(demo_env, public_id))
+        valid(game_records.export_record(demo_env, token=seat_token))
+        valid(game_records.operator_record(demo_env, public_id))
     finally:
         demo_env.db.dispose()
 
 
 def test_the_schema_refuses_what_no_record_holds(env, finished):
-    good = records.operator_record(env, finished)
+    good = game_records.operator_record(env, finished)
     valid(good)
 
     def changed(path: list[Any], value: Any) -> dict[str, Any]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import analysis, records
 from pbem.services.core import log
 from pbem.services.core.errors import Forbidden
 from pbem.services.play import moves
+from pbem.services.records import analysis, game_records
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
 from tests.conftest import own_database
@@ -80,7 +80,7 @@ def test_the_job_judges_a_finished_game_a_slice_at_a_time(env):
     assert data["status"] == "done" and len(data["moves"]) == 7
     assert set(data["counts"]["0"]) == {"inaccuracy", "mistake", "blunder"}
     # kept apart from the game's record
-    assert "analysis" not in records.export_record(env, public_id)
+    assert "analysis" not in game_records.export_record(env, public_id)
 
 
 @pytest.mark.slow  # a whole match searched or judged: seconds on its own

@@ -117,14 +117,14 @@ def test_a_whole_match_the_computer_moving_through_the_use_case(env):
         ada = session.scalars(select(Player).where(Player.email == "whole@example.test")).one()
         assert ada.rated_games == 0
     # the record names the computer as a player, and verifies
-    from pbem.services import records
+    from pbem.services.records import game_records
 
-    record = records.export_record(env, created.public_id)
+    record = game_records.export_record(env, created.public_id)
     assert [p["name"] for p in record["players"]] == ["Ada", "Computer (easy)"]
     from pbem.engine import load_record, verify
 
     assert verify(load_record(record)).ok
-    assert records.verify_game(env, created.public_id).ok
+    assert game_records.verify_game(env, created.public_id).ok
 
 
 @pytest.mark.slow  # a whole match searched or judged: seconds on its own

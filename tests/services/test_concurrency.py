@@ -10,10 +10,10 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.errors import Conflict
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.store.models import Game, MoveRow
 
 
@@ -61,7 +61,7 @@ def test_racing_duplicates_record_exactly_one_move(env):
         assert all("moved on" in r.message for r in refused)
         rows = _moves(env, public_id)
         assert len(rows) == 1 and rows[0].move == done[0].move
-        assert records.verify_game(env, public_id).ok
+        assert game_records.verify_game(env, public_id).ok
 
 
 def test_a_duplicate_insert_fails_on_the_unique_key(env):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.core.errors import ServiceError
 from pbem.services.play import moves
+from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
 
@@ -19,4 +19,4 @@ def test_a_typed_timeout_is_refused_and_logs_nothing(env, source):
         moves.submit_move(env, token(env, public_id, 0), 1, "timeout", log.Client(), source=source)
     with pytest.raises(ServiceError, match="server's clock"):
         moves.preview_move(env, token(env, public_id, 0), 1, "timeout", log.Client())
-    assert records.operator_record(env, public_id)["moves"] == []
+    assert game_records.operator_record(env, public_id)["moves"] == []

@@ -11,10 +11,11 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
-from pbem.services import jobs, records
+from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import past_the_hold
@@ -46,7 +47,7 @@ def _play(env, count: int) -> str:
 def test_a_tampered_log_is_flagged_on_every_page(own_env):
     env = own_env
     public_id = _play(env, 6)
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
 
     # an attacker with database access drops the trigger and rewrites move 3
     with env.db.write() as session:
@@ -58,7 +59,7 @@ def test_a_tampered_log_is_flagged_on_every_page(own_env):
             text("UPDATE moves SET at = :at WHERE n = 3"), {"at": "2030-01-01 00:00:00"}
         )
     env.cache = type(env.cache)()  # a fresh process: nothing remembered
-    report = records.verify_game(env, public_id)
+    report = game_records.verify_game(env, public_id)
     assert not report.ok
     assert report.first_bad_move == 3
     page = games.public_page(env, public_id)
@@ -69,7 +70,7 @@ def test_a_tampered_log_is_flagged_on_every_page(own_env):
 
 def test_verify_of_a_sound_game_passes(env):
     public_id = _play(env, 4)
-    report = records.verify_game(env, public_id)
+    report = game_records.verify_game(env, public_id)
     assert report.ok
     assert [c.name for c in report.checks] == [
         "format",

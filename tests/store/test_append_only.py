@@ -24,12 +24,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import analysis, jobs, records, retention
+from pbem.services import jobs, retention
 from pbem.services.core import limits, log
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Conflict
 from pbem.services.play import games, moves, ratings, replies, seat_settings
 from pbem.services.play.link_recovery import reissue_link
+from pbem.services.records import analysis, game_records
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import AccessLog, Base, Game, MoveRow
@@ -385,7 +386,7 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     ).public_id
     play_random(env, public_id)
     assert games.public_page(env, public_id).game.status == "finished"
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
 
     running = games.create_game(
         env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))

@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services import analysis
 from pbem.services.core import log
 from pbem.services.play import games, moves
+from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token

@@ -25,9 +25,9 @@ from werkzeug.serving import make_server
 
 from pbem import wheel
 from pbem.engine import rng
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game
 
@@ -54,7 +54,7 @@ def finished_mixed_game(env, moves_first: int = 12) -> str:
 
 
 def _seeds(env, public_id: str) -> dict:
-    return records.operator_record(env, public_id)
+    return game_records.operator_record(env, public_id)
 
 
 def _run(command: str, cwd: Path | None = None) -> list[str]:

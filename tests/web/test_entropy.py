@@ -9,9 +9,9 @@ import secrets
 import pytest
 
 from pbem.engine import Match, load_record, rng, verify
-from pbem.services import records
 from pbem.services.core import errors, log
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.helpers import csrf_of, link_in, mails
 
 
@@ -31,13 +31,13 @@ def test_a_waiting_game_deals_only_when_both_have_accepted(env):
     with pytest.raises(errors.NotStarted):
         moves.submit_move(env, tokens[0], 1, "camels", log.Client())
     with pytest.raises(errors.NotStarted):
-        records.operator_record(env, public_id)
+        game_records.operator_record(env, public_id)
     e0, e1 = secrets.token_bytes(32), hashlib.sha256(b"my own words").digest()
     assert games.accept(env, tokens[0], e0, log.Client()) is False
     with pytest.raises(errors.BadRequest, match="accepted this game already"):
         games.accept(env, tokens[0], e0, log.Client())
     assert games.accept(env, tokens[1], e1, log.Client()) is True
-    data = records.operator_record(env, public_id)
+    data = game_records.operator_record(env, public_id)
     server = bytes.fromhex(data["server_seed"])
     assert data["seed"] == rng.mix_seed(server, e0, e1).hex()
     assert data["commitment"] == rng.commitment(server)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 
 from pbem.engine import load_record, replay
-from pbem.services import records
 from pbem.services.core import log
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
 
@@ -23,7 +23,7 @@ def _herds_apart(env) -> tuple[str, tuple[int, int]]:
     public_id = new_game(env, first=0)
     tokens = games.seat_tokens(env, public_id)
     for n in range(1, 60):
-        match = replay(load_record(records.operator_record(env, public_id)))
+        match = replay(load_record(game_records.operator_record(env, public_id)))
         herds = match.round.herds
         if herds[0] != herds[1] and not match.is_over and n > 4:
             return public_id, (herds[0], herds[1])

@@ -17,11 +17,12 @@ import pytest
 from sqlalchemy import select, text
 
 from pbem.engine import load_record, replay_states
-from pbem.services import jobs, records
+from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Frozen
 from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game
 from pbem.web import create_app
@@ -95,7 +96,7 @@ def tamper(db: Database, statement: str, **params: object) -> None:
 
 def _other_legal_move(env: Env, public_id: str, n: int) -> str:
     """A move that was legal at move ``n`` but was not played (the attacker's choice)."""
-    record = load_record(records.operator_record(env, public_id))
+    record = load_record(game_records.operator_record(env, public_id))
     before = list(replay_states(record.seed_bytes, record.moves, record.first_player))[n - 1]
     played = record.moves[n - 1].move
     return next(str(m) for m in before.legal_moves() if str(m) != played)
@@ -117,7 +118,7 @@ REASONS = {
 
 def _tampered(env: Env, case: str, finish: bool) -> str:
     public_id = _play(env, PLAYED, finish)
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
     params: dict[str, object] = {"game": _game_id(env, public_id), "n": TAMPERED}
     if case == "move text":
         params["move"] = _other_legal_move(env, public_id, TAMPERED)
@@ -191,7 +192,7 @@ def test_every_page_of_a_tampered_game_shows_the_flag_and_none_is_a_500(
         ).one()
     assert flag is not None and flag.startswith(reason)
     # and `pbem verify --game` agrees on where it breaks (it names a missing row's successor)
-    bad = records.verify_game(tenv, public_id).first_bad_move
+    bad = game_records.verify_game(tenv, public_id).first_bad_move
     assert bad == TAMPERED + (case == "removed row")
 
 

@@ -1,6 +1,6 @@
 """A stored log that stops verifying: found as it is read, flagged, and the game frozen.
 
-``records.verify_game`` (``pbem verify --game``) checks everything a record carries.
+``game_records.verify_game`` (``pbem verify --game``) checks everything a record carries.
 Reading a game checks what is cheap on every full read: each row is the next of the
 chain (its number, and its hash from the previous one, seat, move and time) and
 replays. The first row that fails ends what is shown: pages show the game as far as

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import Reader
-from ..i18n import lazy_gettext as _l
+from ...i18n import Reader
+from ...i18n import lazy_gettext as _l
+from ..core.env import Env
+from ..core.errors import Forbidden, flagged
+from ..core.log import Client, game_row, log_rows, use_seat
+from ..play.games import GameInfo, game_info
 from . import analysis
 from .analysis import Shown
-from .core.env import Env
-from .core.errors import Forbidden, flagged
-from .core.log import Client, game_row, log_rows, use_seat
-from .play.games import GameInfo, game_info
 from .replay_frames import Replay, from_game
 
 
@@ -23,7 +23,7 @@ class Opened:
     viewer_seat: int | None  # the seat whose link opened it, if any
     #: That seat's language and time zone, which its pages' times are shown in.
     reader: Reader | None = None
-    #: The analysis of a finished game (``services/analysis.py``); ``None`` while it runs.
+    #: The analysis of a finished game (``services/records/analysis.py``); ``None`` while it runs.
     analysis: Shown | None = None
 
 

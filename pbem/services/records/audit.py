@@ -13,21 +13,21 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from .. import engine as jaipur
-from ..clock import as_utc, iso
-from ..engine import MATCH_ACTIONS
-from ..engine.record import RECORD_V1
-from ..engine.verify import verify_chain
-from ..i18n import Reader
-from ..i18n import lazy_gettext as _l
-from ..store import access_log
-from ..store.models import Game
-from .core import privacy
-from .core.env import Env
-from .core.errors import NotFound, flagged
-from .core.integrity import Flag, flag_json
-from .core.log import Client, game_row, use_seat
-from .core.replayed import chain_start
+from ... import engine as jaipur
+from ...clock import as_utc, iso
+from ...engine import MATCH_ACTIONS
+from ...engine.record import RECORD_V1
+from ...engine.verify import verify_chain
+from ...i18n import Reader
+from ...i18n import lazy_gettext as _l
+from ...store import access_log
+from ...store.models import Game
+from ..core import privacy
+from ..core.env import Env
+from ..core.errors import NotFound, flagged
+from ..core.integrity import Flag, flag_json
+from ..core.log import Client, game_row, use_seat
+from ..core.replayed import chain_start
 from .replay_frames import Replay, Step, from_game
 
 #: How far around a move the access log is shown.

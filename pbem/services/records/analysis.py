@@ -23,15 +23,15 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import engine as jaipur
-from ..ai.analysis import MARKS, VERSION, judge_move, round_moves_before
-from ..i18n import lazy_gettext as _l
-from ..store import analyses as rows
-from ..store.models import Game
-from .core.env import Env
-from .core.errors import Forbidden
-from .core.log import Client, game_row, log_rows, use_seat
-from .core.status import GameStatus
+from ... import engine as jaipur
+from ...ai.analysis import MARKS, VERSION, judge_move, round_moves_before
+from ...i18n import lazy_gettext as _l
+from ...store import analyses as rows
+from ...store.models import Game
+from ..core.env import Env
+from ..core.errors import Forbidden
+from ..core.log import Client, game_row, log_rows, use_seat
+from ..core.status import GameStatus
 from .replay_frames import Replay, from_game
 
 log = logging.getLogger(__name__)

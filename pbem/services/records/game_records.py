@@ -8,19 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import engine as jaipur
-from ..clock import iso
-from ..engine import Match
-from ..engine.record import LoggedMove, Record
-from ..engine.verify import Verification
-from ..i18n import lazy_gettext as _l
-from ..store import games as game_rows
-from ..store.models import Game, MoveRow
-from .core.env import Env
-from .core.errors import BadRequest, Forbidden, NotStarted, flagged
-from .core.integrity import Flag, flag_json
-from .core.log import Client, authenticate, game_row, log_rows, logged_moves, record_access
-from .core.replayed import Played, played, seat_names
+from ... import engine as jaipur
+from ...clock import iso
+from ...engine import Match
+from ...engine.record import LoggedMove, Record
+from ...engine.verify import Verification
+from ...i18n import lazy_gettext as _l
+from ...store import games as game_rows
+from ...store.models import Game, MoveRow
+from ..core.env import Env
+from ..core.errors import BadRequest, Forbidden, NotStarted, flagged
+from ..core.integrity import Flag, flag_json
+from ..core.log import Client, authenticate, game_row, log_rows, logged_moves, record_access
+from ..core.replayed import Played, played, seat_names
 
 
 def export_record(

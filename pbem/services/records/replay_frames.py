@@ -18,14 +18,14 @@ from typing import Any
 
 from babel.support import LazyProxy
 
-from .. import engine as jaipur
-from ..engine import Match, Viewer
-from ..engine.explain import Account, narrate
-from ..engine.record import LoggedMove
-from ..i18n import lazy_gettext as _l
-from ..i18n.words import error_text
-from .core.errors import Forbidden, NotFound
-from .core.integrity import chain_prefix, flag, replay_break
+from ... import engine as jaipur
+from ...engine import Match, Viewer
+from ...engine.explain import Account, narrate
+from ...engine.record import LoggedMove
+from ...i18n import lazy_gettext as _l
+from ...i18n.words import error_text
+from ..core.errors import Forbidden, NotFound
+from ..core.integrity import chain_prefix, flag, replay_break
 
 ALL = Viewer.ALL.value
 
@@ -281,9 +281,9 @@ def from_game(game: Any, rows: list[Any], *, notes: bool = False) -> Replay:
     Only as far as the log verifies: at the first row that does not chain or replay the
     replay ends, ``broken`` says why, and the game is flagged (``integrity``).
     """
-    from .core.errors import NotStarted
-    from .core.log import logged_moves
-    from .core.replayed import seat_names, start
+    from ..core.errors import NotStarted
+    from ..core.log import logged_moves
+    from ..core.replayed import seat_names, start
 
     if not game.dealt:
         raise NotStarted()
