@@ -14,7 +14,7 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import ngettext, reader, shown_duration
-from ..services import (
+from ..services.accounts import (
     account_settings,
     address_change,
     dashboard,

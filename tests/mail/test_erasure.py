@@ -12,7 +12,8 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import address_change, jobs
+from pbem.services import jobs
+from pbem.services.accounts import address_change
 from pbem.services.core import log
 from pbem.services.play import games, moves, ratings
 from pbem.services.records import game_records

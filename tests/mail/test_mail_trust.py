@@ -19,7 +19,8 @@ from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
-from pbem.services import account_settings, jobs
+from pbem.services import jobs
+from pbem.services.accounts import account_settings
 from pbem.services.core.errors import BadRequest
 from pbem.services.core.log import Client
 from pbem.services.play import games

@@ -15,17 +15,17 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..clock import as_utc
-from ..i18n import Reader, reader, use_reader
-from ..i18n import lazy_gettext as _l
-from ..mail import compose, outbox
-from ..store import outbox as outbox_store
-from ..store import players as player_rows
-from ..store.models import Player, SignInLink
-from .core import limits
-from .core.env import Env
-from .core.errors import Forbidden
-from .core.log import Client
+from ...clock import as_utc
+from ...i18n import Reader, reader, use_reader
+from ...i18n import lazy_gettext as _l
+from ...mail import compose, outbox
+from ...store import outbox as outbox_store
+from ...store import players as player_rows
+from ...store.models import Player, SignInLink
+from ..core import limits
+from ..core.env import Env
+from ..core.errors import Forbidden
+from ..core.log import Client
 
 LINK_LIFETIME = timedelta(minutes=30)
 

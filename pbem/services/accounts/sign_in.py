@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import lazy_gettext as _l
-from ..store import players as player_rows
-from ..store.models import Player, SignInLink
+from ...i18n import lazy_gettext as _l
+from ...store import players as player_rows
+from ...store.models import Player, SignInLink
+from ..core import limits
+from ..core.access import note_access
+from ..core.env import Env
+from ..core.errors import BadRequest, Forbidden
+from ..core.identity import EMAIL, normal_email, player_for
+from ..core.log import Client
 from . import sign_in_links
 from .address_change import move_address
-from .core import limits
-from .core.access import note_access
-from .core.env import Env
-from .core.errors import BadRequest, Forbidden
-from .core.identity import EMAIL, normal_email, player_for
-from .core.log import Client
 
 
 def request_sign_in(env: Env, email: str, client: Client) -> None:

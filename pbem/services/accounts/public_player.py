@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import lazy_gettext as _l
-from ..store import players as player_rows
-from .core.env import Env
-from .core.errors import NotFound
-from .core.status import GameStatus
+from ...i18n import lazy_gettext as _l
+from ...store import players as player_rows
+from ..core.env import Env
+from ..core.errors import NotFound
+from ..core.status import GameStatus
 from .dashboard import MyGame, games_of
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import players as player_rows
-from ..store.models import Player, SignInLink
-from .core.access import note_access
-from .core.env import Env
-from .core.log import Client
+from ...store import players as player_rows
+from ...store.models import Player, SignInLink
+from ..core.access import note_access
+from ..core.env import Env
+from ..core.log import Client
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from ..i18n import lazy_gettext as _l
-from ..store import players as player_rows
-from ..store.models import Player
+from ...i18n import lazy_gettext as _l
+from ...store import players as player_rows
+from ...store.models import Player
+from ..core.access import note_access
+from ..core.env import Env
+from ..core.errors import BadRequest, Forbidden
+from ..core.identity import EMAIL, normal_email, seats_of
+from ..core.log import Client
 from . import sign_in_links
-from .core.access import note_access
-from .core.env import Env
-from .core.errors import BadRequest, Forbidden
-from .core.identity import EMAIL, normal_email, seats_of
-from .core.log import Client
 
 
 def request_email_change(env: Env, player_id: int, new_email: str, client: Client) -> None:

@@ -10,17 +10,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..clock import as_utc
-from ..engine import Termination
-from ..i18n import lazy_gettext as _l
-from ..store.models import Player
-from .core.env import Env
-from .core.errors import Forbidden, Frozen
-from .core.identity import seats_of
-from .core.log import log_rows, state_of
-from .core.replayed import seat_names
-from .core.status import GameStatus
-from .play.games import current_clock, turn_started
+from ...clock import as_utc
+from ...engine import Termination
+from ...i18n import lazy_gettext as _l
+from ...store.models import Player
+from ..core.env import Env
+from ..core.errors import Forbidden, Frozen
+from ..core.identity import seats_of
+from ..core.log import log_rows, state_of
+from ..core.replayed import seat_names
+from ..core.status import GameStatus
+from ..play.games import current_clock, turn_started
 
 
 @dataclass(frozen=True, slots=True)
