@@ -24,11 +24,11 @@ from . import wakeup
 from .cli_env import ready_env
 from .leadership import Lease, prepare
 from .mail.delivery import backend_for
-from .services import jobs, retention
 from .services.core import limits
 from .services.core.env import Env
 from .services.play import computer
 from .services.records import analysis
+from .services.scheduled import jobs, retention
 from .store.db import DatabaseUnavailable, Fenced
 
 log = logging.getLogger("pbem.scheduler")

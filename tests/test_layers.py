@@ -239,3 +239,10 @@ def test_the_architecture_doc_names_every_module_of_the_services_and_no_other() 
     documented = _documented_services()
     assert sorted(actual - documented) == [], "modules missing from docs/architecture.md"
     assert sorted(documented - actual) == [], "docs/architecture.md names modules that are gone"
+
+
+def test_every_module_of_the_services_sits_in_an_area() -> None:
+    """No use case at the top of ``pbem/services/``, and no folder the order above does not
+    name: a module put there would escape the order of the areas."""
+    outside = [m for m in MODULES if _area(m) is not None and _area(m) not in SERVICE_AREAS]
+    assert sorted(outside) == []

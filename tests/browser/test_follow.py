@@ -8,9 +8,9 @@ import pytest
 
 from pbem import wakeup
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import computer, games, moves
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, to_move, token

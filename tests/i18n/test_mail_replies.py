@@ -10,9 +10,9 @@ import re
 from pbem.engine import Card, load_record, verify
 from pbem.i18n.notation import card_name, written
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import jobs
 from pbem.services.play import games
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
 from tests.mail.test_replies import reply, reply_to_of, send, state
 

@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import computer, games, link_recovery, moves, seat_settings
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge

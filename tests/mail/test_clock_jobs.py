@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 
 from pbem.i18n.words import tell
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.errors import MoveRefused, ServiceError
 from pbem.services.play import games, moves, seat_settings
 from pbem.services.play.deadlines import after_running, reminders_due
+from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, link_in, mails
 from tests.mail.play import new_game, play, to_move, token
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem.clock import as_utc
-from pbem.services import jobs
 from pbem.services.play import games
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, play

@@ -17,9 +17,9 @@ from pbem.cli import main
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services import jobs
 from pbem.services.play import computer, games
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, Player
 from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port

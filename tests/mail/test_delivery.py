@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, link_recovery, moves, seat_settings
+from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 

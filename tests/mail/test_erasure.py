@@ -12,11 +12,11 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import jobs
 from pbem.services.accounts import address_change
 from pbem.services.core import log
 from pbem.services.play import games, moves, ratings
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import OutboxMessage, Player
 from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token

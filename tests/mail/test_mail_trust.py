@@ -19,11 +19,11 @@ from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
-from pbem.services import jobs
 from pbem.services.accounts import account_settings
 from pbem.services.core.errors import BadRequest
 from pbem.services.core.log import Client
 from pbem.services.play import games
+from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails

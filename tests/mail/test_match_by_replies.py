@@ -22,9 +22,9 @@ from sqlalchemy import func, select
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services import jobs
 from pbem.services.play import games
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port

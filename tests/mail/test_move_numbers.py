@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, moves, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token

@@ -155,7 +155,7 @@ def test_a_player_away_from_the_page_gets_every_your_turn_after_the_hold(env, sm
     """The hold (``PBEM_TURN_MAIL_HOLD``) drops a mail only when the seat's page showed its
     move: players who never open their pages get one mail a move, each a few minutes late."""
     from pbem.mail.delivery import SmtpBackend
-    from pbem.services import jobs
+    from pbem.services.scheduled import jobs
 
     env.config = env.config.with_(mail_backend="smtp", smtp_port=smtp_server.port)
     env.config = env.config.with_(smtp_host="127.0.0.1")

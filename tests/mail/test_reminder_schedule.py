@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 
 from pbem.clock import as_utc
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, seat_settings
 from pbem.services.play.deadlines import WARNING_LEAD, warning_lead
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, token

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import jobs, retention
 from pbem.services.core import log
 from pbem.services.core.privacy import browser_family, mask_ip
 from pbem.services.play import games, moves
 from pbem.services.records import audit
+from pbem.services.scheduled import jobs, retention
 from pbem.store.models import AccessLog, OutboxMessage, SignInLink
 from tests.helpers import past_the_hold
 from tests.mail.play import new_game, play, to_move, token

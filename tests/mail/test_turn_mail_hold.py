@@ -5,9 +5,9 @@ a person, is not mailed each move; one who is away still gets one mail a move.""
 from __future__ import annotations
 
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import computer, games, moves
+from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, mails, next_n_of
 from tests.mail.play import new_game, to_move, token
 

@@ -13,9 +13,9 @@ from sqlalchemy import select
 
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, moves
+from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import mails, past_the_hold

@@ -31,10 +31,10 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.mail.play import new_game, token
 from tests.web.test_replay import to_move
 

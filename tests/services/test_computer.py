@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from pbem import ai
 from pbem.engine import Match, parse_move, rng
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.errors import BadRequest, Forbidden, ServiceError
 from pbem.services.play import computer, games, moves, ratings
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage, Player
 
 ENTROPY = bytes(range(32))

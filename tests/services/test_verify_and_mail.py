@@ -11,11 +11,11 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import past_the_hold

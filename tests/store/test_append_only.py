@@ -24,13 +24,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import jobs, retention
 from pbem.services.core import limits, log
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Conflict
 from pbem.services.play import games, moves, ratings, replies, seat_settings
 from pbem.services.play.link_recovery import reissue_link
 from pbem.services.records import analysis, game_records
+from pbem.services.scheduled import jobs, retention
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import AccessLog, Base, Game, MoveRow

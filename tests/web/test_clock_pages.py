@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.play import games, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 

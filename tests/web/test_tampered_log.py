@@ -17,12 +17,12 @@ import pytest
 from sqlalchemy import select, text
 
 from pbem.engine import load_record, replay_states
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Frozen
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game
 from pbem.web import create_app

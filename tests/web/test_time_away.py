@@ -10,10 +10,10 @@ from datetime import timedelta
 
 import pytest
 
-from pbem.services import jobs
 from pbem.services.core import log
 from pbem.services.core.errors import BadRequest
 from pbem.services.play import games, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token

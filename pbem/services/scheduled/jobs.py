@@ -11,21 +11,21 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from ..i18n import Reader
-from ..mail.delivery import Backend, deliver_due
-from ..store import games as game_rows
-from ..store import outbox as outbox_rows
-from ..store import seats as seat_rows
-from ..store.models import Game
-from .core.env import Env
-from .core.errors import Frozen
-from .core.log import log_rows, state_of
-from .core.replayed import turn_after
-from .core.status import GameStatus
-from .mailing import game_mails
-from .play.deadlines import reminder_due, turn_clock
-from .play.games import away_intervals, current_clock, turn_started
-from .play.moves import record_timeout
+from ...i18n import Reader
+from ...mail.delivery import Backend, deliver_due
+from ...store import games as game_rows
+from ...store import outbox as outbox_rows
+from ...store import seats as seat_rows
+from ...store.models import Game
+from ..core.env import Env
+from ..core.errors import Frozen
+from ..core.log import log_rows, state_of
+from ..core.replayed import turn_after
+from ..core.status import GameStatus
+from ..mailing import game_mails
+from ..play.deadlines import reminder_due, turn_clock
+from ..play.games import away_intervals, current_clock, turn_started
+from ..play.moves import record_timeout
 
 
 @dataclass

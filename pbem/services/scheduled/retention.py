@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from ..store import access_log, outbox
-from ..store import players as player_rows
-from .core import privacy
-from .core.env import Env
+from ...store import access_log, outbox
+from ...store import players as player_rows
+from ..core import privacy
+from ..core.env import Env
 
 #: Rows per transaction: a few milliseconds of the write lock each on SQLite.
 BATCH = 200
