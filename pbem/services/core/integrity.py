@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy.orm import object_session
 
 from ...clock import iso
-from ...engine import ReplayError, chain_hash
+from ...engine import ReplayError, chain_break
 from ...store import games
 from ...store.models import Game
 from .env import Env
@@ -48,20 +48,27 @@ def flag_json(flag: Flag) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A stored row as the engine's chain check reads an entry: its time as the record
+    writes it."""
+
+    n: int
+    seat: int | None
+    move: str
+    at: str | None
+    hash: str | None
+
+
 def entry_break(previous: str, n: int, row: Any) -> str | None:
     """Why ``row`` is not entry ``n`` of the chain after ``previous`` (None when it is).
 
-    Worded as ``verify`` words its chain check, so the flag a page sets reads the same
-    as the one ``pbem verify --game`` sets.
+    The engine's check, named as ``verify`` names it (``chain``), so the flag a page sets
+    reads the same as the one ``pbem verify --game`` sets.
     """
-    if row.n != n:
-        return f"chain: move {n} is numbered {row.n}"
-    if row.seat not in (0, 1) or not row.hash or row.at is None:
-        return f"chain: move {n} lacks its seat, time or hash"
-    at = row.at if isinstance(row.at, str) else iso(row.at)
-    if chain_hash(previous, n, row.seat, row.move, at) != row.hash:
-        return f"chain: move {n}: the chain hash does not match (the log was altered)"
-    return None
+    at = row.at if row.at is None or isinstance(row.at, str) else iso(row.at)
+    why = chain_break(previous, n, _Entry(row.n, row.seat, row.move, at, row.hash))
+    return None if why is None else f"chain: {why}"
 
 
 def chain_prefix(origin: str, rows: list[Any]) -> tuple[int, str | None]:
