@@ -33,6 +33,6 @@ def ratings_show() -> None:
 
     for i, r in enumerate(ratings.table(ready_env()), start=1):
         click.echo(
-            f"{i:>3}. {r.name:<30} {r.shown:6.1f}  {r.mu:5.1f} ± {3 * r.sigma:4.1f}"
+            f"{i:>3}. {r.name:<30} {r.shown:6.1f}  {r.mu:5.1f} ± {ratings.spread(r.sigma):4.1f}"
             f"  {_counted(r.games, 'game')}"
         )

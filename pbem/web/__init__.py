@@ -109,6 +109,7 @@ def create_app(
         download_url=env.download_url,
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
+        rating_spread=ratings.spread,  # the ± after mu
         clock_limits=games.CLOCK_LIMITS,  # a form's bounds are the service's own
         clock_defaults=games.GameClock(),
     )

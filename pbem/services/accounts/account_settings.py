@@ -19,7 +19,8 @@ from ..core.log import Client
 from ..core.status import GameStatus
 from ..play import seat_settings
 
-MAIL_MODES = ("each", "digest", "invitations")
+#: A seat's mail modes, and for the whole account also: no mail but invitations.
+MAIL_MODES = (*seat_settings.MAIL_MODES, "invitations")
 
 
 def update_settings(

@@ -72,12 +72,21 @@ def rebuild(env: Env) -> int:
         return rated
 
 
+#: How many sigmas the shown rating stands below mu, and the ± a page shows after mu.
+SIGMAS = 3
+
+
+def spread(sigma: float) -> float:
+    """The ± a page shows after mu: ``SIGMAS`` sigma, rounded to one decimal."""
+    return round(SIGMAS * sigma, 1)
+
+
 def shown(mu: float | None, sigma: float | None) -> float:
     """The rating a page shows: the conservative ordinal mu - 3 sigma, rounded to one
     decimal and never below 0 (the ratings page says so). Ranking uses the ordinal itself."""
     if mu is None or sigma is None:
         return 0.0
-    return max(0.0, round(mu - 3 * sigma, 1))
+    return max(0.0, round(mu - SIGMAS * sigma, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +99,7 @@ class Rated:
 
     @property
     def ordinal(self) -> float:
-        return self.mu - 3 * self.sigma
+        return self.mu - SIGMAS * self.sigma
 
     @property
     def shown(self) -> float:
