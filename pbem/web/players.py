@@ -23,7 +23,7 @@ from ..services.accounts import (
     sessions,
     sign_in,
 )
-from ..services.core.errors import BadRequest, Forbidden
+from ..services.core.errors import InvalidInput, NotAllowed
 from ..services.play import challenges, computer, games, ratings, seat_settings
 from ..store.models import Player
 from ..templating import when
@@ -44,7 +44,7 @@ def signed_in() -> Player | None:
 def need_player() -> Player:
     player = signed_in()
     if player is None:
-        raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
+        raise NotAllowed(_l("Sign in first: enter your email address and use the link we send."))
     for_player(player.timezone)  # times in the account's zone, unless the browser said its own
     return player
 
@@ -72,7 +72,7 @@ def signin_form() -> str:
 def signin_request() -> Any:
     try:
         sign_in.request_sign_in(services(), inputs.text(request.form, "email"), client())
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template("web/signin.html", sent=False, error=exc.message), 400
     return render_template("web/signin.html", sent=True)
 
@@ -128,7 +128,7 @@ def play_computer() -> Any:
         token = computer.start_signed_in(
             services(), player.id, inputs.text(request.form, "level"), _contribution(), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("seat.view", token=token), code=303)
 
@@ -155,7 +155,7 @@ def settings() -> Any:
             timezone=inputs.optional_text(form, "timezone"),
             client=client(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     response = redirect(url_for("players.my_games", done="settings"), code=303)
     return remember(response, form.get("language"), form.get("timezone"))
@@ -169,7 +169,7 @@ def receipts() -> Any:
         seat_settings.set_player_receipts(
             services(), player.id, inputs.text(request.form, "receipts"), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("players.my_games", done="settings"), code=303)
 
@@ -185,7 +185,7 @@ def away() -> Any:
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )
-    except BadRequest:
+    except InvalidInput:
         return _me_page(400, error=_l("Say for how many days you will be away."))
     done = account_settings.away_everywhere(services(), player.id, days, client())
     for message in away_told(done, days):
@@ -272,7 +272,7 @@ def change_email() -> Any:
         address_change.request_email_change(
             services(), player.id, inputs.text(request.form, "email"), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("players.my_games", done="email"), code=303)
 
@@ -313,7 +313,7 @@ def challenge_post() -> Any:
             note=inputs.optional_text(form, "note", limit=inputs.MAX_TEXT),
             client=client(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template(
             "web/challenges.html",
             error=exc.message,

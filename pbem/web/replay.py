@@ -27,7 +27,7 @@ from ..engine import RecordError, Verification, Viewer, load_record, observe, ve
 from ..engine.record import Record
 from ..i18n import lazy_gettext as _l
 from ..services.core import limits
-from ..services.core.errors import BadRequest, NotFound, ServiceError
+from ..services.core.errors import InvalidInput, Missing, ServiceError
 from ..services.core.integrity import Flag
 from ..services.records import audit, game_records, replay_access
 from ..services.records.analysis import Shown, chance_rounds
@@ -53,8 +53,8 @@ def _step(replay: Replay, default: int) -> int:
         return inputs.number(
             request.args, "n", low=0, high=inputs.MAX_MOVE, label=_l("Move"), default=default
         )
-    except BadRequest:
-        raise NotFound(_l("There is no such step.")) from None
+    except InvalidInput:
+        raise Missing(_l("There is no such step.")) from None
 
 
 def render_replay(
@@ -290,27 +290,27 @@ def _record_flag(report: Verification, replay: Replay) -> Flag | None:
 
 
 def read_record(data: bytes) -> Opened:
-    """Read, verify and replay a record file; ``BadRequest`` for anything that is not one.
+    """Read, verify and replay a record file; ``InvalidInput`` for anything that is not one.
 
     The loader's ``RecordError`` says what is wrong with the file. A file that makes the
     reader itself fail (too deep for the parser, or a type the loader did not expect) is
     refused the same way, never answered with a 500; the latter is logged, as a bug.
     """
     if inputs.json_depth(data) > RECORD_DEPTH:
-        raise BadRequest(_l("That file is not a game record: %(why)s", why="nested too deeply"))
+        raise InvalidInput(_l("That file is not a game record: %(why)s", why="nested too deeply"))
     try:
         record = load_record(data)
         report = verify(record)
     except RecordError as exc:
-        raise BadRequest(_l("That file is not a game record: %(why)s", why=str(exc))) from None
+        raise InvalidInput(_l("That file is not a game record: %(why)s", why=str(exc))) from None
     except RecursionError:
-        raise BadRequest(
+        raise InvalidInput(
             _l("That file is not a game record: %(why)s", why="nested too deeply")
         ) from None
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
         log.warning("a record file the reader could not handle", exc_info=True)
         why = f"it could not be read ({type(exc).__name__})"
-        raise BadRequest(_l("That file is not a game record: %(why)s", why=why)) from None
+        raise InvalidInput(_l("That file is not a game record: %(why)s", why=why)) from None
     # refuses a record without a seed (a player's view of a running game)
     return Opened(data, record, from_record(record), report)
 
@@ -368,12 +368,12 @@ def _opened(digest: str) -> Opened:
     """The stored record file ``digest``, read and verified (once per process: a file
     named by its own hash never changes)."""
     if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
-        raise NotFound(_l("There is no such record."))
+        raise Missing(_l("There is no such record."))
     path = uploads() / f"{digest}.json"
     config, clock = _keeping()
     expired = clock.now().timestamp() - timedelta(days=config.upload_days).total_seconds()
     if not path.is_file() or path.stat().st_mtime < expired:
-        raise NotFound(_l("There is no such record here (uploads are not kept forever)."))
+        raise Missing(_l("There is no such record here (uploads are not kept forever)."))
     return _read_stored(str(path), digest)
 
 
@@ -381,7 +381,7 @@ def _opened(digest: str) -> Opened:
 def _read_stored(path: str, digest: str) -> Opened:
     data = Path(path).read_bytes()
     if hashlib.sha256(data).hexdigest() != digest:  # changed on disk: never shown as it
-        raise NotFound(_l("There is no such record."))
+        raise Missing(_l("There is no such record."))
     return read_record(data)
 
 
@@ -397,7 +397,7 @@ def upload() -> Any:
         )
     file = request.files.get("record")
     if file is None or not file.filename:
-        raise BadRequest(_l("Choose a record file (JSON) to open."))
+        raise InvalidInput(_l("Choose a record file (JSON) to open."))
     digest = store_record(file.read(current_app.config.get("MAX_CONTENT_LENGTH") or -1))
     return redirect(url_for("replay.record_replay", digest=digest), code=303)
 

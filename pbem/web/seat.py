@@ -14,7 +14,7 @@ from ..engine.views import PLACES, picked
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
-from ..services.core.errors import BadRequest, Conflict, MoveRefused, ServiceError
+from ..services.core.errors import InvalidInput, MoveRefused, ServiceError, WrongState
 from ..services.play import games, link_recovery, moves, seat_settings
 from ..services.records import game_records
 from . import inputs
@@ -112,7 +112,7 @@ def preview(token: str) -> Any:
             inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
         )
         result = moves.preview_move(services(), token, _n(), text, client())
-    except (Conflict, BadRequest) as exc:
+    except (WrongState, InvalidInput) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
@@ -125,7 +125,7 @@ def move(token: str) -> Any:
         text = inputs.text(request.form, "move")
         note = inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
         moves.submit_move(services(), token, _n(), text, client(), source="web", message=note)
-    except (Conflict, BadRequest) as exc:
+    except (WrongState, InvalidInput) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
@@ -154,7 +154,7 @@ def away(token: str) -> Any:
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )
-    except BadRequest:
+    except InvalidInput:
         return _page(token, 400, error=_l("Say for how many days you will be away."))
     return _act(
         token,

@@ -11,7 +11,7 @@ from email.utils import make_msgid
 import pytest
 
 from pbem.services.core import log
-from pbem.services.core.errors import BadRequest
+from pbem.services.core.errors import InvalidInput
 from pbem.services.mailing.game_mails import untold
 from pbem.services.play import games, moves, replies, seat_settings
 from pbem.services.records import game_records
@@ -106,7 +106,7 @@ def test_receipts_can_be_turned_on_and_off(reply_env):
     assert reply_move(env, public_id) == 0
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1, 7]
     assert mails(env, public_id, seat=1, kind="receipt") == []  # Bo's setting is his own
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         seat_settings.set_receipts(env, ada, "sometimes", log.Client())
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.services.core import log
-from pbem.services.core.errors import Forbidden
+from pbem.services.core.errors import NotAllowed
 from pbem.services.play import moves
 from pbem.services.records import analysis, game_records
 from pbem.store import analyses as analysis_rows
@@ -42,12 +42,12 @@ def test_a_running_game_has_no_analysis_at_all(env):
     public_id = new_game(env)
     play(env, public_id, 4)
     assert _shown(env, public_id) is None
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotAllowed):
         analysis.public_analysis(env, public_id)
     analysis.analyse(env, 100)
     with env.db.read() as session:
         assert analysis_rows.of_game(session, _game_id(env, public_id)) is None
-    with pytest.raises(Forbidden, match="still running"):
+    with pytest.raises(NotAllowed, match="still running"):
         analysis.recompute(env, [public_id])
 
 

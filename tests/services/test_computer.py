@@ -13,7 +13,7 @@ from sqlalchemy import select
 from pbem import ai
 from pbem.engine import Match, parse_move, rng
 from pbem.services.core import log
-from pbem.services.core.errors import BadRequest, Forbidden, ServiceError
+from pbem.services.core.errors import InvalidInput, NotAllowed, ServiceError
 from pbem.services.play import computer, games, moves, ratings
 from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage, Player
@@ -90,7 +90,7 @@ def test_the_home_page_start_waits_for_the_person_to_accept_from_their_mail(env)
 
 
 def test_a_level_must_be_one_of_the_three(env):
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         computer.start(env, person(), "grandmaster", contribution=ENTROPY)
 
 
@@ -151,9 +151,9 @@ def test_each_computer_move_is_reproducible_from_the_seed_and_its_view(env):
 def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
     created = computer.start(env, person("links@example.test"), "easy", contribution=ENTROPY)
     bot_token = created.tokens[1]
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotAllowed):
         games.seat_page(env, bot_token, log.Client())
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotAllowed):
         moves.submit_move(env, bot_token, 1, "take camels", log.Client(), source="api")
     game = game_of(env, created.public_id)
 
@@ -239,7 +239,7 @@ def test_a_run_plays_at_most_its_limit_and_the_sweep_finds_older_games(env, cloc
 
 def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
     created = computer.start(env, person("rematch@example.test"), "strong", contribution=ENTROPY)
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         computer.again(env, created.tokens[0], ENTROPY, log.Client())
     computer.computer_moves(env)
     moves.resign(

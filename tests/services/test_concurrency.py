@@ -11,7 +11,7 @@ import threading
 from sqlalchemy import func, select
 
 from pbem.services.core import log
-from pbem.services.core.errors import Conflict
+from pbem.services.core.errors import WrongState
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
 from pbem.store.models import Game, MoveRow
@@ -33,7 +33,7 @@ def _race(env, token: str, texts: list[str], n: int = 1) -> list[object]:
         barrier.wait()
         try:
             results[i] = moves.submit_move(env, token, n, texts[i], log.Client())
-        except Conflict as exc:
+        except WrongState as exc:
             results[i] = exc
 
     threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(texts))]
@@ -56,7 +56,7 @@ def test_racing_duplicates_record_exactly_one_move(env):
         legal = games.legal_moves(env, token)
         results = _race(env, token, [legal[0], legal[-1], legal[0], legal[len(legal) // 2]])
         done = [r for r in results if isinstance(r, moves.MoveDone)]
-        refused = [r for r in results if isinstance(r, Conflict)]
+        refused = [r for r in results if isinstance(r, WrongState)]
         assert len(done) == 1 and len(refused) == 3, results
         assert all("moved on" in r.message for r in refused)
         rows = _moves(env, public_id)

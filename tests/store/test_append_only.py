@@ -26,7 +26,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from pbem.mail.delivery import ConsoleBackend
 from pbem.services.core import limits, log
 from pbem.services.core.env import Env
-from pbem.services.core.errors import Conflict
+from pbem.services.core.errors import WrongState
 from pbem.services.play import games, moves, ratings, replies, seat_settings
 from pbem.services.play.link_recovery import reissue_link
 from pbem.services.records import analysis, game_records
@@ -272,7 +272,7 @@ def test_a_move_that_meets_an_existing_n_is_told_the_game_has_moved_on(env):
 
     event.listen(env.db.engine, "before_cursor_execute", sneak_in_first)
     try:
-        with pytest.raises(Conflict, match="moved on"):
+        with pytest.raises(WrongState, match="moved on"):
             moves.submit_move(env, token, 1, legal[0], log.Client())
     finally:
         event.remove(env.db.engine, "before_cursor_execute", sneak_in_first)

@@ -68,7 +68,7 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
 
 
 def test_days_of_time_away_left_are_counted_in_words(client, env):
-    from pbem.services.core.errors import BadRequest
+    from pbem.services.core.errors import InvalidInput
 
     clock = games.GameClock(days_per_move=20, vacation_days=3)
     public_id = new_game(env, clock, first=0)
@@ -77,7 +77,7 @@ def test_days_of_time_away_left_are_counted_in_words(client, env):
     run_days(env, 2)
     page = client.get(f"/s/{t}").text
     assert "(1 day left in this game)" in page and "1 days" not in page
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         seat_settings.set_away(env, t, 2, log.Client())
     assert str(refused.value.message) == (
         "You can be away for at most 1 day from now in this game"
@@ -85,7 +85,7 @@ def test_days_of_time_away_left_are_counted_in_words(client, env):
     )
     seat_settings.set_away(env, t, 0.5, log.Client())
     run_days(env, 1)
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         seat_settings.set_away(env, t, 1, log.Client())
     assert str(refused.value.message) == (  # half a day, in hours: no fraction to misspell
         "You can be away for at most 12 hours from now in this game"

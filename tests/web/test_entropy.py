@@ -34,7 +34,7 @@ def test_a_waiting_game_deals_only_when_both_have_accepted(env):
         game_records.operator_record(env, public_id)
     e0, e1 = secrets.token_bytes(32), hashlib.sha256(b"my own words").digest()
     assert games.accept(env, tokens[0], e0, log.Client()) is False
-    with pytest.raises(errors.BadRequest, match="accepted this game already"):
+    with pytest.raises(errors.InvalidInput, match="accepted this game already"):
         games.accept(env, tokens[0], e0, log.Client())
     assert games.accept(env, tokens[1], e1, log.Client()) is True
     data = game_records.operator_record(env, public_id)
@@ -59,7 +59,7 @@ def test_contributions_from_a_browser_or_a_phrase():
         games.contribution_from("not hex", "fallback words")
         == hashlib.sha256(b"fallback words").digest()
     )
-    with pytest.raises(errors.BadRequest):
+    with pytest.raises(errors.InvalidInput):
         games.contribution_from("abcd", "")  # too few bytes, and no words
 
 

@@ -14,7 +14,7 @@ from html import unescape
 import pytest
 from sqlalchemy import func, select
 
-from pbem.services.core.errors import BadRequest
+from pbem.services.core.errors import InvalidInput
 from pbem.services.play import games
 from pbem.store.models import Challenge, Game
 from tests.helpers import csrf_of
@@ -109,7 +109,7 @@ def test_the_home_form_sends_no_hidden_clock_value(client):
     ],
 )
 def test_the_clock_service_refuses_hourly_reminders_and_the_like(field, value):
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         games.GameClock(**{field: value}).check()
     limit = games.CLOCK_LIMITS[field]
     games.GameClock(**{field: limit.low}).check()

@@ -206,7 +206,7 @@ def test_accepting_a_challenge_twice_at_once_creates_one_game(env):
         barrier.wait()
         try:
             results.append(challenges.accept(env, challenge, _player_id(env, email), None))
-        except errors.Conflict as exc:
+        except errors.WrongState as exc:
             results.append(exc)
 
     threads = [
@@ -237,7 +237,7 @@ def test_a_rematch_swaps_the_starter_and_is_made_once(client, env):
     link = f"/s/{t0}"
     page = client.get(link)
     assert "Rematch" in page.text
-    with pytest.raises(errors.BadRequest):
+    with pytest.raises(errors.InvalidInput):
         challenges.rematch(env, games.seat_tokens(env, again)[0], None, log.Client())
 
 

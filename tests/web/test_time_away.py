@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from pbem.services.core import log
-from pbem.services.core.errors import BadRequest
+from pbem.services.core.errors import InvalidInput
 from pbem.services.play import games, seat_settings
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
@@ -114,7 +114,7 @@ def test_asking_for_more_while_away_extends_within_the_time_used(client, env):
     start = env.clock.now()
     seat_settings.set_away(env, t, 1, log.Client())
     run_hours(env, 14)  # 14 h of the allowance used; 58 h of the 72 are left from now
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         seat_settings.set_away(env, t, 2.5, log.Client())  # to 74 h: 2 h more than allowed
     assert str(refused.value.message) == (
         "You can be away for at most 58 hours from now in this game (until Dec 5, 2026,"
@@ -166,7 +166,7 @@ def test_the_seat_page_says_what_is_left_in_days_or_hours_in_each_language(clien
         page = client.get(f"/s/{t}").text
         assert said in page, language
         assert not re.search(r">[^<]*0[.,]5[^<]*<", page), language  # no fraction in words
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         seat_settings.set_away(env, t, 1, log.Client())
     seat_settings.set_reader(env, t, "uk", "UTC", log.Client())
     from pbem.i18n import use_reader

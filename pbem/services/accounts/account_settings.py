@@ -13,7 +13,7 @@ from ...i18n import lazy_gettext as _l
 from ...store.models import Player
 from ..core.access import note_access
 from ..core.env import Env
-from ..core.errors import BadRequest, Forbidden
+from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_name, checked_timezone, seats_of
 from ..core.log import Client
 from ..core.status import GameStatus
@@ -40,7 +40,7 @@ def update_settings(
     if name is not None:
         name = checked_name(name, _l("Display name"))
     if mail_mode is not None and mail_mode not in MAIL_MODES:
-        raise BadRequest(
+        raise InvalidInput(
             _l("Choose how you want mail: every move, a daily digest, or only invitations.")
         )
     if language is not None:
@@ -50,7 +50,7 @@ def update_settings(
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         asked = {
             "display_name": name,
             "mail_mode": mail_mode,
@@ -88,7 +88,7 @@ def away_everywhere(env: Env, player_id: int, days: float, client: Client) -> li
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         running = [
             (
                 env.links.seat_token(s.game.public_id, s.seat, s.key_version),

@@ -14,7 +14,7 @@ from ...store import players as player_rows
 from ...store.models import Player
 from ..core.access import note_access
 from ..core.env import Env
-from ..core.errors import BadRequest, Forbidden
+from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, seats_of
 from ..core.log import Client
 from . import sign_in_links
@@ -29,18 +29,18 @@ def request_email_change(env: Env, player_id: int, new_email: str, client: Clien
     """
     key = normal_email(new_email)
     if not EMAIL.match(key) or len(key) > 254:
-        raise BadRequest(
+        raise InvalidInput(
             _l("'%(email)s' does not look like an email address.", email=new_email[:254])
         )
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is not None and player.email == key:
-            raise BadRequest(_l("That is your address already."))
+            raise InvalidInput(_l("That is your address already."))
     sign_in_links.admit(env, key, f"player:{player_id}")  # their own account's limits
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         note_access(session, env, player, "email-change-request", client, detail=key)
         owner = player_rows.by_email(session, key)
         if owner is not None:
@@ -75,7 +75,7 @@ def move_address(session: Session, player: Player, new_email: str) -> None:
     """Move the player and every seat of theirs to ``new_email`` (a confirmed change)."""
     taken = player_rows.by_email(session, new_email)
     if taken is not None and taken.id != player.id:
-        raise BadRequest(_l("That address belongs to another player already."))
+        raise InvalidInput(_l("That address belongs to another player already."))
     for seat in seats_of(session, player):
         seat.email = new_email
     player.email = new_email

@@ -15,7 +15,7 @@ from ...engine import Termination
 from ...i18n import lazy_gettext as _l
 from ...store.models import Player
 from ..core.env import Env
-from ..core.errors import Forbidden, Frozen
+from ..core.errors import Frozen, NotAllowed
 from ..core.identity import seats_of
 from ..core.log import log_rows, state_of
 from ..core.replayed import seat_names
@@ -106,7 +106,7 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
     with env.db.read() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         out: list[MyGame] = []
         for seat in seats_of(session, player):
             game = seat.game

@@ -25,7 +25,7 @@ from ...store.models import OutboxMessage, Player
 from ..core import privacy
 from ..core.access import note_access
 from ..core.env import Env
-from ..core.errors import Forbidden
+from ..core.errors import NotAllowed
 from ..core.identity import seats_of
 from ..core.log import Client
 from ..mailing.game_mails import TOLD
@@ -44,7 +44,7 @@ def erase(env: Env, player_id: int, client: Client) -> int:
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         label = f"Erased player {player.public_id[:4]}"
         placeholder = f"erased-{player.public_id}@invalid"
         seats = seats_of(session, player)

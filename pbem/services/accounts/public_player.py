@@ -12,7 +12,7 @@ from typing import Any
 from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ..core.env import Env
-from ..core.errors import NotFound
+from ..core.errors import Missing
 from ..core.status import GameStatus
 from .dashboard import MyGame, games_of
 
@@ -62,7 +62,7 @@ def public_player(env: Env, public_id: str) -> PlayerPage:
     with env.db.read() as session:
         player = player_rows.by_public_id(session, public_id)
         if player is None or player.erased_at is not None:
-            raise NotFound(_l("There is no such player."))
+            raise Missing(_l("There is no such player."))
         shown = PublicPlayer(
             player.public_id,
             player.display_name,

@@ -15,7 +15,7 @@ from ...store.models import Player, SignInLink
 from ..core import limits
 from ..core.access import note_access
 from ..core.env import Env
-from ..core.errors import BadRequest, Forbidden
+from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, player_for
 from ..core.log import Client
 from . import sign_in_links
@@ -26,7 +26,7 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     """Mail a one-time sign-in link to ``email`` if it can play; the caller learns nothing."""
     key = normal_email(email)
     if not EMAIL.match(key) or len(key) > 254:
-        raise BadRequest(_l("'%(email)s' does not look like an email address.", email=email))
+        raise InvalidInput(_l("'%(email)s' does not look like an email address.", email=email))
     sign_in_links.admit(env, key, limits.network(client.ip))
     with env.db.write() as session:
         player = player_rows.by_email(session, key)
@@ -78,7 +78,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
     with env.db.write() as session:
         link = sign_in_links.open_link(session, token, now, lock=True)
         if not player_rows.use_link(session, link.id, now):  # another request used it first
-            raise Forbidden(_l("This link has been used already."))
+            raise NotAllowed(_l("This link has been used already."))
         if link.purpose == "change-email":
             player = session.get(Player, link.player_id)
             assert player is not None and link.new_email is not None

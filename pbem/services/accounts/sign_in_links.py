@@ -24,7 +24,7 @@ from ...store import players as player_rows
 from ...store.models import Player, SignInLink
 from ..core import limits
 from ..core.env import Env
-from ..core.errors import Forbidden
+from ..core.errors import NotAllowed
 from ..core.log import Client
 
 LINK_LIFETIME = timedelta(minutes=30)
@@ -117,7 +117,7 @@ def open_link(session: Session, token: str, now: datetime, *, lock: bool = False
     token_hash = hashlib.sha256(token.encode()).hexdigest()
     link = player_rows.link_by_hash(session, token_hash, lock=lock)
     if link is None or link.used_at is not None or as_utc(link.expires_at) <= now:
-        raise Forbidden(
+        raise NotAllowed(
             _l(
                 "This link is not valid any more: sign-in links work once, for 30 "
                 "minutes. Ask for a new one."

@@ -4,6 +4,10 @@ Messages are for players: they say what went wrong and what to do, and a
 refused link says nothing about the game it claims to open. They are lazy
 (``pbem.i18n.lazy_gettext``): the text is chosen when it is shown, in the
 language of whoever reads it; ``english`` is for logs and audits.
+
+Each is named for what went wrong (``InvalidInput``, ``NotAllowed``, ``Missing``,
+``WrongState``), never after an HTTP exception of werkzeug's, so the web tier imports
+both without an alias and no reader takes one for the other.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class ServiceError(Exception):
         return self.message
 
 
-class BadRequest(ServiceError):
+class InvalidInput(ServiceError):
     status = 400
 
 
@@ -52,18 +56,18 @@ BAD_LINK = _l(
 )
 
 
-class Forbidden(ServiceError):
+class NotAllowed(ServiceError):
     status = 403
 
     def __init__(self, message: Any = BAD_LINK) -> None:
         super().__init__(message)
 
 
-class NotFound(ServiceError):
+class Missing(ServiceError):
     status = 404
 
 
-class Conflict(ServiceError):
+class WrongState(ServiceError):
     """The player acted on a position that is no longer current."""
 
     status = 409
@@ -98,7 +102,7 @@ class Unavailable(ServiceError):
         )
 
 
-class NotStarted(Conflict):
+class NotStarted(WrongState):
     def __init__(self) -> None:
         super().__init__(
             _l(
@@ -108,7 +112,7 @@ class NotStarted(Conflict):
         )
 
 
-class Frozen(Conflict):
+class Frozen(WrongState):
     """The game's stored log does not verify (``integrity``): nothing more is logged in it."""
 
     def __init__(self, error: str, game_id: int | None = None) -> None:

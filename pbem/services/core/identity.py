@@ -15,7 +15,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store import seats as seat_rows
 from ...store.models import Player, Seat
-from .errors import BadRequest
+from .errors import InvalidInput
 
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
@@ -44,26 +44,26 @@ _NAME_PROBLEMS = {
 
 
 def checked_name(raw: str, who: object) -> str:
-    """A player's name as it will be kept (``engine.names``), or a BadRequest that says why,
+    """A player's name as it will be kept (``engine.names``), or an InvalidInput that says why,
     with ``who`` (whose name it is) in front, in the reader's language."""
     try:
         return names.clean_name(raw)
     except names.BadName as exc:
-        raise BadRequest(_l(_NAME_PROBLEMS[exc.code], who=who)) from None
+        raise InvalidInput(_l(_NAME_PROBLEMS[exc.code], who=who)) from None
 
 
 def checked_language(language: str) -> str:
-    """One of the languages the site speaks, as its code, or a BadRequest: the one check of
+    """One of the languages the site speaks, as its code, or an InvalidInput: the one check of
     every language a form sends (the home page, accepting a game, settings)."""
     if language not in LANGUAGES:
-        raise BadRequest(_l("Choose one of the languages offered."))
+        raise InvalidInput(_l("Choose one of the languages offered."))
     return language
 
 
 def checked_timezone(timezone: str) -> str:
-    """An IANA time zone this server knows, or a BadRequest that quotes what was sent."""
+    """An IANA time zone this server knows, or an InvalidInput that quotes what was sent."""
     if known_timezone(timezone) != timezone:
-        raise BadRequest(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
+        raise InvalidInput(_l("'%(zone)s' is not a time zone.", zone=timezone[:64]))
     return timezone
 
 
@@ -74,10 +74,10 @@ EMAIL = re.compile(rf"^{_ADDR_CHAR}{{1,64}}@{_ADDR_CHAR}+\.{_ADDR_CHAR}+\Z")
 
 
 def checked_email(raw: str, who: object) -> str:
-    """An address as given (trimmed), or a BadRequest in the reader's language."""
+    """An address as given (trimmed), or an InvalidInput in the reader's language."""
     email = raw.strip()
     if len(email) > 254 or not EMAIL.match(email) or ".." in email or email.startswith("."):
-        raise BadRequest(
+        raise InvalidInput(
             _l(
                 "%(who)s: '%(email)s' does not look like an email address",
                 who=who,

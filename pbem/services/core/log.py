@@ -18,7 +18,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import access_log, games, move_log
 from ...store.models import Game, MoveRow, Seat
 from .env import Env
-from .errors import Forbidden, Frozen, NotFound, NotStarted
+from .errors import Frozen, Missing, NotAllowed, NotStarted
 from .integrity import chain_prefix, flag, replay_break
 from .replayed import cached_match, note_tail, seat_names, start
 
@@ -34,7 +34,7 @@ class Client:
 def game_row(session: Session, public_id: str, *, lock: bool = False) -> Game:
     game = games.by_public_id(session, public_id, lock=lock)
     if game is None:
-        raise NotFound(_l("There is no game with that id."))
+        raise Missing(_l("There is no game with that id."))
     return game
 
 
@@ -78,7 +78,7 @@ def game_by_id(session: Session, game_id: int) -> Game:
     """A game with its seats and its log's tail, in one query (the sender writes its mails)."""
     found = games.with_tail_by_id(session, game_id)
     if found is None:
-        raise NotFound(_l("There is no game with that id."))
+        raise Missing(_l("There is no game with that id."))
     game, tail_n, tail_hash = found
     note_tail(session, game, tail_n, tail_hash)
     return game
@@ -103,22 +103,22 @@ def open_claim(
     ``vacations``: load the seats' vacations in the same query (a seat page shows them).
     """
     if claim is None:
-        raise Forbidden()
+        raise NotAllowed()
     found = games.with_tail(session, claim.public_id, lock=lock, vacations=vacations)
     if found is None:
-        raise Forbidden()
+        raise NotAllowed()
     game, tail_n, tail_hash = found
     note_tail(session, game, tail_n, tail_hash)
     seat = game.seats[claim.seat]
     if seat.key_version != claim.key_version or seat.bot is not None:
-        raise Forbidden()  # no link opens the computer's seat, not even its own token
+        raise NotAllowed()  # no link opens the computer's seat, not even its own token
     return game, seat
 
 
 def authenticate(
     env: Env, session: Session, token: str, *, lock: bool = False, vacations: bool = False
 ) -> tuple[Game, Seat]:
-    """Open a seat link (Forbidden for anything forged, altered, revoked or unknown)."""
+    """Open a seat link (NotAllowed for anything forged, altered, revoked or unknown)."""
     return open_claim(session, env.links.open_seat(token), lock=lock, vacations=vacations)
 
 

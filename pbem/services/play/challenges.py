@@ -16,7 +16,7 @@ from ...store import games as game_rows
 from ...store.models import Challenge, Player
 from ..core import limits
 from ..core.env import Env
-from ..core.errors import BadRequest, Conflict, Forbidden, NotFound
+from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
 from ..core.log import Client, authenticate, game_row, log_rows, state_of
 from . import games
 
@@ -56,13 +56,13 @@ def post(
     client: Client | None = None,
 ) -> str:
     if starter not in STARTERS:
-        raise BadRequest(_l("Who starts: random, you, or your opponent."))
+        raise InvalidInput(_l("Who starts: random, you, or your opponent."))
     games.GameClock(days_per_move=days_per_move).check()
     _limit(env, player_id, client)
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         public_id = games.new_public_id()
         session.add(
             Challenge(
@@ -109,11 +109,11 @@ def accept(
     with env.db.write() as session:
         challenge = challenge_rows.by_public_id(session, challenge_id)
         if challenge is None:
-            raise NotFound(_l("There is no such challenge."))
+            raise Missing(_l("There is no such challenge."))
         if challenge.player_id == player_id:
-            raise BadRequest(_l("That is your own challenge."))
+            raise InvalidInput(_l("That is your own challenge."))
         if not challenge_rows.take(session, challenge.id, player_id):
-            raise Conflict(_l("Someone else accepted this challenge first."))
+            raise WrongState(_l("Someone else accepted this challenge first."))
         by = session.get(Player, challenge.player_id)
         me = session.get(Player, player_id)
         assert by is not None and me is not None
@@ -140,7 +140,7 @@ def accept(
 def withdraw(env: Env, challenge_id: str, player_id: int) -> None:
     with env.db.write() as session:
         if not challenge_rows.withdraw(session, challenge_id, player_id):
-            raise NotFound(_l("There is no open challenge of yours with that id."))
+            raise Missing(_l("There is no open challenge of yours with that id."))
 
 
 def rematch(env: Env, token: str, contribution: bytes | None, client: Client) -> str:
@@ -149,9 +149,9 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         game, seat = authenticate(env, session, token)
         match = state_of(env, game, log_rows(session, game))
         if not match.is_over:
-            raise BadRequest(_l("A rematch can be asked for once the game is over."))
+            raise InvalidInput(_l("A rematch can be asked for once the game is over."))
         if games.computer_of(game) is not None:  # its own button: "Play the computer again"
-            raise BadRequest(_l("Play the computer again from the end of the game."))
+            raise InvalidInput(_l("Play the computer again from the end of the game."))
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id

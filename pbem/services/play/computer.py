@@ -32,7 +32,7 @@ from ...store import players as player_rows
 from ...store import seats as seat_rows
 from ...store.models import Game, Player
 from ..core.env import Env
-from ..core.errors import BadRequest, NotFound
+from ..core.errors import InvalidInput, Missing
 from ..core.identity import normal_email
 from ..core.log import Client, authenticate, log_rows, state_of
 from ..core.replayed import Entry, played
@@ -69,7 +69,7 @@ def name(level: str) -> str:
 def checked_level(level: str | None) -> str:
     level = (level or "normal").strip().lower()
     if level not in LEVELS:
-        raise BadRequest(_l("Choose the computer's level: easy, normal or strong."))
+        raise InvalidInput(_l("Choose the computer's level: easy, normal or strong."))
     return level
 
 
@@ -123,7 +123,7 @@ def start_signed_in(
     with env.db.read() as session:
         me = session.get(Player, player_id)
         if me is None:
-            raise NotFound(_l("There is no such player."))
+            raise Missing(_l("There is no such player."))
         person = games.stored_player(me.display_name, me.email, me.language, me.timezone)
     token = start(
         env, person, level, client=client, player_id=player_id, contribution=own_bytes(contribution)
@@ -139,9 +139,9 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
         game, seat = authenticate(env, session, token)
         level = games.computer_of(game)
         if level is None:
-            raise BadRequest(_l("This game is not against the computer."))
+            raise InvalidInput(_l("This game is not against the computer."))
         if not state_of(env, game, log_rows(session, game)).is_over:
-            raise BadRequest(_l("A rematch can be asked for once the game is over."))
+            raise InvalidInput(_l("A rematch can be asked for once the game is over."))
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return env.links.seat_token(existing.public_id, 0, existing.seats[0].key_version)

@@ -24,7 +24,7 @@ from ...store import move_log, wakeup
 from ...store.models import Game, MoveRow, Player, Seat
 from ..core import limits
 from ..core.env import Env
-from ..core.errors import BadRequest, NotFound
+from ..core.errors import InvalidInput, Missing
 from ..core.identity import (
     checked_email,
     checked_language,
@@ -251,7 +251,7 @@ class GameClock:
         days, after = limits["days_per_move"], limits["reminder_after_hours"]
         every, vacation = limits["reminder_every_hours"], limits["vacation_days"]
         if self.days_per_move is not None and self.days_per_move not in days:
-            raise BadRequest(
+            raise InvalidInput(
                 _l(
                     "days per move: between %(low)s and %(high)s, or no limit",
                     low=days.low,
@@ -259,7 +259,7 @@ class GameClock:
                 )
             )
         if self.reminder_after_hours not in after:
-            raise BadRequest(
+            raise InvalidInput(
                 _l(
                     "the first reminder comes after %(low)s to %(high)s hours",
                     low=after.low,
@@ -267,7 +267,7 @@ class GameClock:
                 )
             )
         if self.reminder_every_hours not in every:
-            raise BadRequest(
+            raise InvalidInput(
                 _l(
                     "reminders repeat every %(low)s to %(high)s hours",
                     low=every.low,
@@ -275,9 +275,11 @@ class GameClock:
                 )
             )
         if self.timeout_action not in TIMEOUT_ACTIONS:
-            raise BadRequest(_l("after a timeout: the waiting player may claim, or the game waits"))
+            raise InvalidInput(
+                _l("after a timeout: the waiting player may claim, or the game waits")
+            )
         if self.vacation_days not in vacation:
-            raise BadRequest(
+            raise InvalidInput(
                 _l("vacation days: %(low)s to %(high)s", low=vacation.low, high=vacation.high)
             )
         return self
@@ -341,14 +343,14 @@ def create_game(
     a = _clean_player(players[0], _l("First player"))
     b = _clean_player(players[1], _l("Second player"))
     if normal_email(a.email) == normal_email(b.email):
-        raise BadRequest(
+        raise InvalidInput(
             _l(
                 "The two players need two different email addresses: each player's "
                 "private link is mailed to their own address."
             )
         )
     if first_player not in (None, 0, 1):
-        raise BadRequest(_l("the first player is seat 0 or seat 1"))
+        raise InvalidInput(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
     mailed = () if not invite else (a.email,) if bot else (a.email, b.email)
     counts = _creation_limits(env, mailed, client, player_id) if client is not None else ()
@@ -501,7 +503,7 @@ def contribution_from(entropy_hex: str | None, phrase: str | None) -> bytes:
             return raw[: rng.MAX_CONTRIBUTION_BYTES]
     phrase = (phrase or "").strip()
     if len(phrase) < 4:
-        raise BadRequest(
+        raise InvalidInput(
             _l("Type a few words of your own (any words): they help shuffle the cards.")
         )
     return hashlib.sha256(phrase.encode()).digest()
@@ -521,9 +523,9 @@ def accept(
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
         if game.status != GameStatus.WAITING or seat.contribution is not None:
-            raise BadRequest(_l("You have accepted this game already."))
+            raise InvalidInput(_l("You have accepted this game already."))
         if len(contribution) < rng.MIN_CONTRIBUTION_BYTES:
-            raise BadRequest(_l("Your contribution needs 16 random bytes or more."))
+            raise InvalidInput(_l("Your contribution needs 16 random bytes or more."))
         seat.contribution, seat.accepted_at = contribution.hex(), now
         if language:
             seat.language = checked_language(language)
@@ -652,7 +654,7 @@ def log_length(env: Env, public_id: str) -> int:
     with env.db.read() as session:
         n = move_log.length(session, public_id)
     if n is None:
-        raise NotFound(_l("There is no game with that id."))
+        raise Missing(_l("There is no game with that id."))
     return n
 
 

@@ -25,7 +25,7 @@ from ...store import move_log, wakeup
 from ...store.models import Game, Seat
 from ...store.move_log import LogRow, MovedOn
 from ..core.env import Env
-from ..core.errors import MOVED_ON, Conflict, Frozen, MoveRefused, ServiceError
+from ..core.errors import MOVED_ON, Frozen, MoveRefused, ServiceError, WrongState
 from ..core.integrity import keep_flag
 from ..core.log import (
     Client,
@@ -116,7 +116,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
             log = played(env, session, game)
             _check_frozen(game)
             if expected_n != log.n + 1:
-                raise Conflict(MOVED_ON)
+                raise WrongState(MOVED_ON)
             move = _parse(text, seat.language, log.match, seat.seat)
             _check_policy(game, seat, move, "web")
             try:
@@ -125,7 +125,7 @@ def preview_move(env: Env, token: str, expected_n: int, text: str, client: Clien
                 raise MoveRefused(exc) from None
             note_use(session, env, game, seat, "preview", client, seen_n=log.n, detail=str(move))
             return Preview(str(move), words)
-    except (MoveRefused, Conflict) as exc:
+    except (MoveRefused, WrongState) as exc:
         if isinstance(exc, Frozen):
             keep_flag(env, exc.game_id, exc.error)  # found as this attempt read the log
         record_refusal(
@@ -179,7 +179,7 @@ def _submit(
             lambda seat, match: _parse(text, seat.language, match, seat.seat),
             notes.note_for_opponent(env.config, message),
         )
-    except (MoveRefused, Conflict) as exc:
+    except (MoveRefused, WrongState) as exc:
         record_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
         raise
 
@@ -219,7 +219,7 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
         assert game is not None
         match = state_of(env, game, log_rows(session, game))
         if match.to_move is None:
-            raise Conflict(MOVED_ON)
+            raise WrongState(MOVED_ON)
         return game, game.seats[match.to_move]
 
     try:
@@ -232,7 +232,7 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
             lambda _seat, _match: Timeout(),
             None,
         )
-    except (Conflict, MoveRefused):
+    except (WrongState, MoveRefused):
         return None  # the seat moved meanwhile, or the timeout is logged already
 
 
@@ -245,7 +245,7 @@ def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) ->
         assert game is not None
         seat = next((s for s in game.seats if s.bot is not None), None)
         if seat is None:
-            raise Conflict(MOVED_ON)
+            raise WrongState(MOVED_ON)
         return game, seat
 
     try:
@@ -258,7 +258,7 @@ def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) ->
             lambda _seat, _match: move,
             None,
         )
-    except Conflict:
+    except WrongState:
         return None
 
 
@@ -299,7 +299,7 @@ def _append(
             _check_frozen(game)
             n = log.n + 1
             if expected_n != n:
-                raise Conflict(MOVED_ON)
+                raise WrongState(MOVED_ON)
             before = log.match
             move = make_move(seat, before)
             _check_policy(game, seat, move, source)
@@ -337,7 +337,7 @@ def _append(
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except MovedOn:  # another move took this n, or held SQLite's lock past the timeout
-        raise Conflict(MOVED_ON) from None
+        raise WrongState(MOVED_ON) from None
     except Frozen as exc:  # this transaction was rolled back: the flag is kept on its own
         keep_flag(env, exc.game_id, exc.error)
         raise

@@ -17,7 +17,7 @@ from ...store.models import Player, Vacation
 from ...templating import when
 from ..core.access import note_access
 from ..core.env import Env
-from ..core.errors import BadRequest, Forbidden
+from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_timezone, follow_seat, seats_of
 from ..core.log import Client, authenticate, record_access
 from .games import MIN_AWAY_DAYS, away_reach
@@ -54,7 +54,7 @@ def set_away(
     through is refused, or with ``up_to_left`` cut to what it lets through.
     """
     if not (math.isfinite(days) and days > 0):
-        raise BadRequest(_l("Say for how many days you will be away."))
+        raise InvalidInput(_l("Say for how many days you will be away."))
     now = env.clock.now()
     with env.db.write() as session:
         game, seat = authenticate(env, session, token, lock=True)
@@ -63,8 +63,8 @@ def set_away(
         cut = wanted > reach + _SLACK
         if cut and not up_to_left:
             if reach < timedelta(days=MIN_AWAY_DAYS):
-                raise BadRequest(_l("No vacation days left in this game."))
-            raise BadRequest(
+                raise InvalidInput(_l("No vacation days left in this game."))
+            raise InvalidInput(
                 _l(
                     "You can be away for at most %(time)s from now in this game (until %(when)s).",
                     time=LazyProxy(shown_duration, reach, enable_cache=False),
@@ -113,7 +113,7 @@ def set_mail_mode(
 ) -> int:
     """A mail on every turn, or a daily digest; for this game or every game of this address."""
     if mode not in MAIL_MODES:
-        raise BadRequest(_l("Choose a mail on every turn, or one daily digest."))
+        raise InvalidInput(_l("Choose a mail on every turn, or one daily digest."))
     return _set_on_seats(env, token, client, "mail-mode", "mail_mode", mode, all_games)
 
 
@@ -123,7 +123,7 @@ def set_receipts(
     """Which of its own moves the seat gets a receipt of; for this game or every game of
     this address (and, for a signed-in player's later games, ``account_settings``)."""
     if receipts not in RECEIPTS:
-        raise BadRequest(_l("Choose receipts of the moves you mail, of every move, or of none."))
+        raise InvalidInput(_l("Choose receipts of the moves you mail, of every move, or of none."))
     return _set_on_seats(env, token, client, "receipts", "receipts", receipts, all_games)
 
 
@@ -159,11 +159,11 @@ def _set_on_seats(
 def set_player_receipts(env: Env, player_id: int, receipts: str, client: Client) -> int:
     """The signed-in player's receipts, in every game of theirs and the games they start later."""
     if receipts not in RECEIPTS:
-        raise BadRequest(_l("Choose receipts of the moves you mail, of every move, or of none."))
+        raise InvalidInput(_l("Choose receipts of the moves you mail, of every move, or of none."))
     with env.db.write() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise Forbidden()
+            raise NotAllowed()
         player.receipts = receipts
         seats = seats_of(session, player)
         for seat in seats:

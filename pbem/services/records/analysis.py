@@ -29,7 +29,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import analyses as rows
 from ...store.models import Game
 from ..core.env import Env
-from ..core.errors import Forbidden
+from ..core.errors import NotAllowed
 from ..core.log import Client, game_row, log_rows, use_seat
 from ..core.status import GameStatus
 from .replay_frames import Replay, from_game
@@ -166,7 +166,7 @@ def public_analysis(env: Env, public_id: str) -> Shown:
         game = game_row(session, public_id)
         result = shown(session, game)
     if result is None:
-        raise Forbidden(RUNNING)
+        raise NotAllowed(RUNNING)
     return result
 
 
@@ -177,7 +177,7 @@ def seat_analysis(env: Env, token: str, client: Client) -> Shown:
         game, _seat, _rows = use_seat(env, session, token, "api-analysis", client)
         result = shown(session, game)
     if result is None:
-        raise Forbidden(RUNNING)
+        raise NotAllowed(RUNNING)
     return result
 
 
@@ -288,7 +288,7 @@ def _judge(replay: Replay, moves: list[jaipur.Move], i: int) -> dict[str, Any]:
     )
 
 
-class StillRunning(Forbidden):
+class StillRunning(NotAllowed):
     """``pbem analyse`` was asked for a game that has not ended."""
 
 

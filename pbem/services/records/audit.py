@@ -24,7 +24,7 @@ from ...store import access_log
 from ...store.models import Game
 from ..core import privacy
 from ..core.env import Env
-from ..core.errors import NotFound, flagged
+from ..core.errors import Missing, flagged
 from ..core.integrity import Flag, flag_json
 from ..core.log import Client, game_row, use_seat
 from ..core.replayed import chain_start
@@ -107,7 +107,7 @@ def _access_rows(
 def _build(session: Any, game: Game, replay: Replay, n: int, viewer_seat: int | None) -> Audit:
     shown = replay.last if replay.broken else None
     if not 1 <= n <= replay.last:
-        refusal = NotFound(_l("This game has moves 1 to %(last)s.", last=replay.last))
+        refusal = Missing(_l("This game has moves 1 to %(last)s.", last=replay.last))
         raise flagged(refusal, game.integrity_error, shown)
     step = replay.all_steps[n - 1]
     entry = replay.moves[n - 1]

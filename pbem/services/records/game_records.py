@@ -17,7 +17,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import games as game_rows
 from ...store.models import Game, MoveRow
 from ..core.env import Env
-from ..core.errors import BadRequest, Forbidden, NotStarted, flagged
+from ..core.errors import InvalidInput, NotAllowed, NotStarted, flagged
 from ..core.integrity import Flag, flag_json
 from ..core.log import Client, authenticate, game_row, log_rows, logged_moves, record_access
 from ..core.replayed import Played, played, seat_names
@@ -31,11 +31,11 @@ def export_record(
         if token is not None:
             game, seat = authenticate(env, session, token)
             if public_id is not None and game.public_id != public_id:
-                raise Forbidden()
+                raise NotAllowed()
         elif public_id is not None:
             game, seat = game_row(session, public_id), None
         else:
-            raise BadRequest(_l("name a game or a seat"))
+            raise InvalidInput(_l("name a game or a seat"))
         rows = log_rows(session, game)
         log = played(env, session, game)  # as far as the log verifies (flagged where not)
         match = log.match
@@ -54,7 +54,7 @@ def export_record(
             final = None if log.broken else match  # no result for a log that stops verifying
             return _flagged(full_record(game, rows, final).to_json(), game, log)
         if seat is None:
-            refusal = Forbidden(_l("The record is published when the game ends."))
+            refusal = NotAllowed(_l("The record is published when the game ends."))
             raise flagged(refusal, game.integrity_error, log.n if log.broken else None)
         moves = logged_moves(rows)
         if game.record_format == jaipur.RECORD_V1:  # bare hashes of hidden cards: withheld

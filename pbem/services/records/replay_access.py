@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ...i18n import Reader
 from ...i18n import lazy_gettext as _l
 from ..core.env import Env
-from ..core.errors import Forbidden, flagged
+from ..core.errors import NotAllowed, flagged
 from ..core.log import Client, game_row, log_rows, use_seat
 from ..play.games import GameInfo, game_info
 from . import analysis
@@ -36,7 +36,7 @@ def open_public(env: Env, public_id: str) -> Opened:
         info = game_info(game, True, replay.last if replay.broken else None)
         judged = analysis.shown(session, game) if replay.finished and not replay.broken else None
     if not replay.finished:
-        refusal = Forbidden(
+        refusal = NotAllowed(
             _l(
                 "The replay of a running game is open only to its players: "
                 "use the link in your mail. Everyone can replay it once it ends."

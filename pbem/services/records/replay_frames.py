@@ -24,7 +24,7 @@ from ...engine.explain import Account, narrate
 from ...engine.record import LoggedMove
 from ...i18n import lazy_gettext as _l
 from ...i18n.words import error_text
-from ..core.errors import Forbidden, NotFound
+from ..core.errors import Missing, NotAllowed
 from ..core.integrity import chain_prefix, flag, replay_break
 
 ALL = Viewer.ALL.value
@@ -103,14 +103,14 @@ class Replay:
     def check(self, perspective: str, viewer_seat: int | None) -> None:
         allowed = self.perspectives(viewer_seat)
         if not allowed:
-            raise Forbidden(
+            raise NotAllowed(
                 _l(
                     "The replay of a running game is open only to its players, "
                     "through their own link."
                 )
             )
         if perspective not in allowed:
-            raise Forbidden(_l("While the game runs you can see only your own side of it."))
+            raise NotAllowed(_l("While the game runs you can see only your own side of it."))
 
     @cached_property
     def all_steps(self) -> list[Step]:
@@ -174,9 +174,9 @@ class Replay:
     ) -> Frame:
         self.check(perspective, viewer_seat)
         if not 0 <= n <= self.last:
-            raise NotFound(_l("This game has moves 0 to %(last)s.", last=self.last))
+            raise Missing(_l("This game has moves 0 to %(last)s.", last=self.last))
         if deal and n not in self.deals:
-            raise NotFound(_l("There is no such step."))
+            raise Missing(_l("There is no such step."))
         state = self.states[n]
         step = self.all_steps[n - 1] if n and not deal else None
         seen = self._observe(state, Viewer(perspective), deal=deal)
@@ -234,7 +234,7 @@ def from_record(record: jaipur.Record) -> Replay:
     (or an evidence file after the end). Moves that do not replay end it: ``broken``."""
     seed = record.seed_bytes
     if seed is None:
-        raise Forbidden(
+        raise NotAllowed(
             _l(
                 "This record has no seed: it is a player's view of a running game, "
                 "which cannot be replayed. Records of finished games can."
@@ -330,9 +330,9 @@ class Branch:
 def explore(replay: Replay, n: int, tries: list[str]) -> Branch:
     """Play ``tries`` from step ``n`` of a finished game; nothing of it is stored anywhere."""
     if not (replay.finished or replay.public):
-        raise Forbidden(_l("The what-if explorer opens when the game is over."))
+        raise NotAllowed(_l("The what-if explorer opens when the game is over."))
     if not 0 <= n <= replay.last:
-        raise NotFound(_l("This game has moves 0 to %(last)s.", last=replay.last))
+        raise Missing(_l("This game has moves 0 to %(last)s.", last=replay.last))
     state = replay.states[n]
     tried: list[str] = []
     words: list[Account] = []
