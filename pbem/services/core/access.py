@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from ...store.models import AccessLog, Player
+from ...store import access_log
+from ...store.models import Player
 from .env import Env
 from .log import Client
 
@@ -27,15 +28,14 @@ def note_access(
     detail: str | None = None,
 ) -> None:
     """One line of the access log for a use of an account (no game, no seat)."""
-    session.add(
-        AccessLog(
-            game_id=None,
-            player_id=player.id if player else None,
-            seat=None,
-            at=env.clock.now(),
-            action=action,
-            ip=(client.ip or "")[:64] or None,
-            user_agent=(client.user_agent or "")[:300] or None,
-            detail=detail,
-        )
+    access_log.append(
+        session,
+        game_id=None,
+        player_id=player.id if player else None,
+        seat=None,
+        at=env.clock.now(),
+        action=action,
+        ip=(client.ip or "")[:64] or None,
+        user_agent=(client.user_agent or "")[:300] or None,
+        detail=detail,
     )
