@@ -246,3 +246,19 @@ def test_every_module_of_the_services_sits_in_an_area() -> None:
     name: a module put there would escape the order of the areas."""
     outside = [m for m in MODULES if _area(m) is not None and _area(m) not in SERVICE_AREAS]
     assert sorted(outside) == []
+
+
+#: What the web tier may take from the store: the connection's errors and the models as
+#: types; every row it shows comes through a service.
+WEB_FROM_STORE = ("pbem.store.db", "pbem.store.models")
+
+
+def test_the_web_tier_reads_no_recorder_of_the_store() -> None:
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _inside(module, "pbem.web")
+        for target in _pbem_edges(module)
+        if _inside(target, "pbem.store") and target not in WEB_FROM_STORE
+    )
+    assert not offences
