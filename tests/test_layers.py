@@ -262,3 +262,17 @@ def test_the_web_tier_reads_no_recorder_of_the_store() -> None:
         if _inside(target, "pbem.store") and target not in WEB_FROM_STORE
     )
     assert not offences
+
+
+def test_the_web_tier_keeps_no_file_itself() -> None:
+    """Uploaded record files are kept and pruned by ``services/records/uploads.py``; a
+    blueprint bounds the bytes and calls it (no ``os``, no writing or deleting a file)."""
+    offences = sorted(
+        module
+        for module, path in MODULES.items()
+        if _inside(module, "pbem.web")
+        and ("os" in _graph()[module] or any(
+            w in path.read_text() for w in (".write_bytes(", ".unlink(", "os.utime(")
+        ))
+    )
+    assert not offences
