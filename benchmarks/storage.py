@@ -23,7 +23,7 @@ from sqlalchemy import func, select, text
 
 from benchmarks.load import new_game
 from pbem.config import Config
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.env import Env
 from pbem.services.core.replay_cache import ReplayCache
 from pbem.services.play import moves
@@ -48,7 +48,7 @@ def play(env: Env, count: int) -> tuple[dict[int, list[float]], int]:
         game = new_game(env, i)
         for n, (seat, move) in enumerate(game.script, 1):
             started = time.perf_counter()
-            moves.submit_move(env, game.tokens[seat], n, move, log.Client())
+            moves.submit_move(env, game.tokens[seat], n, move, access.Client())
             by_length[bucket(n)].append(time.perf_counter() - started)
         total += len(game.script)
     return by_length, total

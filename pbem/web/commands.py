@@ -80,7 +80,7 @@ def demo(played: int, host: str, port: int) -> None:
 
 def _make_demo(env: Any, played: int) -> None:
     """The demo game: invitations queued and links printed for ``env``'s base URL."""
-    from ..services.core import log
+    from ..services.core import access
     from ..services.play import games, moves
 
     created = games.create_game(
@@ -91,7 +91,7 @@ def _make_demo(env: Any, played: int) -> None:
         ),
     )
     rnd = random.Random()
-    client = log.Client(ip="127.0.0.1", user_agent="pbem demo")
+    client = access.Client(ip="127.0.0.1", user_agent="pbem demo")
     done = 0
     for _ in range(played):
         tokens = games.seat_tokens(env, created.public_id)

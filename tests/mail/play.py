@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.env import Env
 from pbem.services.play import games, moves, seat_settings
 from pbem.services.records import game_records
@@ -44,10 +44,10 @@ def play(env: Env, public_id: str, count: int) -> None:
             return
         t = token(env, public_id, seat)
         n = len(game_records.operator_record(env, public_id)["moves"]) + 1
-        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
 
 
 def ask_receipts(env: Env, public_id: str, receipts: str = "all") -> None:
     """Both seats ask for receipts of their own moves (by default only a mailed move gets one)."""
     for seat in (0, 1):
-        seat_settings.set_receipts(env, token(env, public_id, seat), receipts, log.Client())
+        seat_settings.set_receipts(env, token(env, public_id, seat), receipts, access.Client())

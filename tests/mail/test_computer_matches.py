@@ -155,6 +155,6 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
 
 
 def _client():
-    from pbem.services.core.log import Client
+    from pbem.services.core.access import Client
 
     return Client(user_agent="test")

@@ -20,8 +20,8 @@ from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
 from pbem.services.accounts import account_settings
+from pbem.services.core.access import Client
 from pbem.services.core.errors import InvalidInput
-from pbem.services.core.log import Client
 from pbem.services.play import games
 from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store

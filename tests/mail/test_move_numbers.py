@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.play import games, moves, seat_settings
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
@@ -78,7 +78,7 @@ def test_the_late_move_is_the_move_its_reminders_named(env, client):
 
 def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
     public_id = _timed_out_at_move_2(env)
-    moves.claim_win(env, token(env, public_id, 0), 3, log.Client())
+    moves.claim_win(env, token(env, public_id, 0), 3, access.Client())
     for seat in (0, 1):
         (over,) = mails(env, public_id, seat=seat, kind="game_over")
         assert "(move 2: " in over.text_body and "(move 3: " not in over.text_body
@@ -88,7 +88,7 @@ def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
 
 def test_a_digest_after_a_timeout_names_the_move_it_waits_for(env):
     public_id = _timed_out_at_move_2(env)
-    seat_settings.set_mail_mode(env, token(env, public_id, 1), "digest", log.Client())
+    seat_settings.set_mail_mode(env, token(env, public_id, 1), "digest", access.Client())
     env.clock.advance(days=1)
     jobs.send_digests(env)
     from sqlalchemy import select

@@ -10,7 +10,7 @@ from email.utils import make_msgid
 
 import pytest
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput
 from pbem.services.mailing.game_mails import untold
 from pbem.services.play import games, moves, replies, seat_settings
@@ -35,7 +35,7 @@ def web_move(env, public_id: str) -> int:
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
     n = len(game_records.operator_record(env, public_id)["moves"]) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
     return seat
 
 
@@ -92,28 +92,28 @@ def test_receipts_can_be_turned_on_and_off(reply_env):
     env = reply_env
     public_id = new_game(env)
     ada = token(env, public_id, 0)
-    seat_settings.set_receipts(env, ada, "all", log.Client())
+    seat_settings.set_receipts(env, ada, "all", access.Client())
     assert web_move(env, public_id) == 0  # on: a web move too
     web_move(env, public_id)
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
-    seat_settings.set_receipts(env, ada, "none", log.Client())
+    seat_settings.set_receipts(env, ada, "none", access.Client())
     assert reply_move(env, public_id) == 0  # off: not even a mailed move
     web_move(env, public_id)
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
-    seat_settings.set_receipts(env, ada, "replies", log.Client())  # the default again
+    seat_settings.set_receipts(env, ada, "replies", access.Client())  # the default again
     web_move(env, public_id)
     web_move(env, public_id)
     assert reply_move(env, public_id) == 0
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1, 7]
     assert mails(env, public_id, seat=1, kind="receipt") == []  # Bo's setting is his own
     with pytest.raises(InvalidInput):
-        seat_settings.set_receipts(env, ada, "sometimes", log.Client())
+        seat_settings.set_receipts(env, ada, "sometimes", access.Client())
 
 
 def test_receipts_for_all_games_of_an_address(env):
     first, second = new_game(env), new_game(env)
     ada = token(env, first, 0)
-    assert seat_settings.set_receipts(env, ada, "all", log.Client(), all_games=True) >= 2
+    assert seat_settings.set_receipts(env, ada, "all", access.Client(), all_games=True) >= 2
     web_move(env, second)
     assert len(mails(env, second, seat=0, kind="receipt")) == 1
     web_move(env, first)
@@ -144,7 +144,7 @@ def test_a_digest_seat_that_mails_a_move_in_gets_its_receipt(reply_env):
     """No per-turn mail on the digest, but a move mailed in is answered, as a refusal is."""
     env = reply_env
     public_id = new_game(env)
-    seat_settings.set_mail_mode(env, token(env, public_id, 0), "digest", log.Client())
+    seat_settings.set_mail_mode(env, token(env, public_id, 0), "digest", access.Client())
     assert reply_move(env, public_id) == 0  # Ada replies to her invitation
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
     web_move(env, public_id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.privacy import browser_family, mask_ip
 from pbem.services.play import games, moves
 from pbem.services.records import audit
@@ -22,7 +22,7 @@ SAFARI = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
     "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
 )
-CLIENTS = (log.Client("203.0.113.7", FIREFOX), log.Client("2001:db8:1:2::7", SAFARI))
+CLIENTS = (access.Client("203.0.113.7", FIREFOX), access.Client("2001:db8:1:2::7", SAFARI))
 
 
 def _sent(env, public_id: str) -> list[OutboxMessage]:
@@ -179,7 +179,7 @@ def test_the_job_works_in_short_transactions_and_a_move_goes_in_between(env):
             seat = to_move(env, public_id)
             t = token(env, public_id, seat)
             n = len(games_record(env, public_id)) + 1
-            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
 
     event.listen(Session, "after_commit", after_commit)
     try:

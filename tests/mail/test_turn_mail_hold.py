@@ -5,7 +5,7 @@ a person, is not mailed each move; one who is away still gets one mail a move.""
 from __future__ import annotations
 
 from pbem.mail.delivery import SmtpBackend
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.play import computer, games, moves
 from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, mails, next_n_of
@@ -22,7 +22,7 @@ def web_move(env, public_id: str) -> int:
     """The seat to move plays its first legal move; returns the move's number."""
     t = token(env, public_id, to_move(env, public_id))
     n = len(games.public_page(env, public_id).entries) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
     return n
 
 

@@ -31,7 +31,7 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
@@ -72,8 +72,8 @@ def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> Non
         t, legal = to_move(env, tokens)
         if t is None:
             return
-        n = games.seat_page(env, t, log.Client()).next_n
-        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
+        n = games.seat_page(env, t, access.Client()).next_n
+        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
         done += 1
 
 
@@ -113,7 +113,7 @@ def test_a_finished_match_matches_the_schema(client, env, finished):
 def test_a_resigned_game_matches_the_schema(client, env):
     public_id = new_game(env, first=0)
     play_on(env, public_id, 5)
-    moves.resign(env, token(env, public_id, 0), next_n(env, public_id), log.Client())
+    moves.resign(env, token(env, public_id, 0), next_n(env, public_id), access.Client())
     data = client.get(f"/g/{public_id}/record.json").get_json()
     valid(data)
     assert data["moves"][-1]["move"] == "resign" and data["moves"][-1]["seat"] == 0
@@ -124,7 +124,7 @@ def test_a_game_claimed_on_timeout_matches_the_schema(client, env):
     public_id = new_game(env, CLOCK, first=0)
     env.clock.advance(days=3, minutes=1)
     jobs.run_clock(env)
-    moves.claim_win(env, token(env, public_id, 1), 2, log.Client())
+    moves.claim_win(env, token(env, public_id, 1), 2, access.Client())
     data = client.get(f"/g/{public_id}/record.json").get_json()
     valid(data)
     assert [(m["move"], m["seat"]) for m in data["moves"]] == [("timeout", 0), ("claim", 1)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services.core import log
+from pbem.services.core import access, log
 from pbem.services.core.errors import NotAllowed
 from pbem.services.play import moves
 from pbem.services.records import analysis, game_records
@@ -34,7 +34,7 @@ def _finished(env, count: int = 6) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
     seat = count % 2  # seat 0 began
-    moves.submit_move(env, token(env, public_id, seat), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, seat), count + 1, "resign", access.Client())
     return public_id
 
 

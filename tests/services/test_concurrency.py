@@ -10,7 +10,7 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.errors import WrongState
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
@@ -32,7 +32,7 @@ def _race(env, token: str, texts: list[str], n: int = 1) -> list[object]:
     def submit(i: int) -> None:
         barrier.wait()
         try:
-            results[i] = moves.submit_move(env, token, n, texts[i], log.Client())
+            results[i] = moves.submit_move(env, token, n, texts[i], access.Client())
         except WrongState as exc:
             results[i] = exc
 
@@ -70,7 +70,7 @@ def test_a_duplicate_insert_fails_on_the_unique_key(env):
     from sqlalchemy.exc import IntegrityError
 
     public_id, token = _new_game(env)
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], log.Client())
+    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
     row = _moves(env, public_id)[0]
     with pytest.raises(IntegrityError), env.db.write() as session:
         session.add(

@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from pbem.config import ConfigError, Limits, from_env
 from pbem.services.core import limits
+from pbem.services.core.access import Client
 from pbem.services.core.env import Env
-from pbem.services.core.log import Client
 from pbem.services.play import link_recovery
 from pbem.store.db import Database
 from pbem.store.models import RateLimit

@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.env import Env
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
@@ -38,8 +38,8 @@ def _play(env, count: int) -> str:
         for token in games.seat_tokens(env, created.public_id):
             legal = games.legal_moves(env, token)
             if legal:
-                n = games.seat_page(env, token, log.Client()).next_n
-                moves.submit_move(env, token, n, legal[0], log.Client())
+                n = games.seat_page(env, token, access.Client()).next_n
+                moves.submit_move(env, token, n, legal[0], access.Client())
                 break
     return created.public_id
 

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbem.clock import as_utc
 from pbem.mail.outbox import message
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.identity import player_for
 from pbem.services.mailing import outbox_admin as outbox_service
 from pbem.services.play import challenges as challenge_service
@@ -160,7 +160,7 @@ def test_the_status_filters_pick_running_and_finished_games(env):
     running = game_service.create_game(env, players, first_player=0)
     over = game_service.create_game(env, players, first_player=0)
     waiting = game_service.create_game(env, players, await_players=True)
-    moves.resign(env, over.tokens[0], 1, log.Client())
+    moves.resign(env, over.tokens[0], 1, access.Client())
     with env.db.write() as session:
         ids = {}
         for created in (running, over, waiting):

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services.core import log
+from pbem.services.core import access, log
 from pbem.services.play import games, moves
 from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
@@ -22,7 +22,7 @@ database_url, database = own_database("module")
 def _finished(env, count: int = 8) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
-    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", access.Client())
     return public_id
 
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage
@@ -35,7 +35,7 @@ def no_store(response) -> bool:
 def world(app, client, env):
     """A finished game and a running one (Ada's), an uploaded record, a sign-in link."""
     done = new_game(env)
-    moves.resign(env, token(env, done, 0), 1, log.Client())
+    moves.resign(env, token(env, done, 0), 1, access.Client())
     running = new_game(env)
     csrf = csrf_of(client.get("/").text)
     record = json.dumps(game_records.operator_record(env, done)).encode()

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from pbem.engine import load_record, verify
-from pbem.services.core import errors, identity, log
+from pbem.services.core import access, errors, identity
 from pbem.services.play import challenges, games, ratings
 from pbem.services.records import game_records
 from pbem.store.models import Player, SignInLink
@@ -228,17 +228,17 @@ def test_a_rematch_swaps_the_starter_and_is_made_once(client, env):
     play_random(env, public_id)
     t0, t1 = games.seat_tokens(env, public_id)
     first = load_record(game_records.operator_record(env, public_id)).first_player
-    again = challenges.rematch(env, t0, None, log.Client())
-    assert challenges.rematch(env, t1, None, log.Client()) == again  # one rematch per game
+    again = challenges.rematch(env, t0, None, access.Client())
+    assert challenges.rematch(env, t1, None, access.Client()) == again  # one rematch per game
     for t in games.seat_tokens(env, again):
-        games.accept(env, t, b"r" * 32, log.Client())
+        games.accept(env, t, b"r" * 32, access.Client())
     assert games.public_page(env, again).view.table.to_move == 1 - first
     assert load_record(game_records.operator_record(env, again)).first_player == 1 - first
     link = f"/s/{t0}"
     page = client.get(link)
     assert "Rematch" in page.text
     with pytest.raises(errors.InvalidInput):
-        challenges.rematch(env, games.seat_tokens(env, again)[0], None, log.Client())
+        challenges.rematch(env, games.seat_tokens(env, again)[0], None, access.Client())
 
 
 @pytest.mark.slow  # four whole matches, then a rebuild of every rating of the run

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.play import games, moves
 from pbem.services.records import game_records
 from tests.mail.play import new_game, token
@@ -29,7 +29,7 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
         if t is None:
             return  # the game is over
         n += 1
-        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
+        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
         done += 1
         if t == tokens[0]:  # the other seat is mostly the next to move: ask it first (asking
             tokens = (tokens[1], tokens[0])  # a seat that is not to move costs as much)

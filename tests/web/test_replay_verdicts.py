@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pbem.ai.analysis import VERSION, label_of
-from pbem.services.core import log
+from pbem.services.core import access, log
 from pbem.services.play import moves
 from pbem.services.records import game_records
 from pbem.store import analyses as rows
@@ -40,7 +40,7 @@ def _text(html: str) -> str:
 def _finished(env, count: int = 8) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
-    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", access.Client())
     return public_id
 
 

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select, text
 
 from pbem.engine import load_record, replay_states
-from pbem.services.core import log
+from pbem.services.core import access
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Frozen
 from pbem.services.play import games, moves
@@ -59,10 +59,10 @@ def _play(env: Env, count: int, finish: bool) -> str:
             t = next(t for t in tokens if games.legal_moves(env, t))
             if n == TAMPERED and len(games.legal_moves(env, t)) < 2:
                 break
-            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
+            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), access.Client())
         else:
             if finish:
-                moves.resign(env, tokens[0], count + 1, log.Client())
+                moves.resign(env, tokens[0], count + 1, access.Client())
             return public_id
     raise AssertionError("twenty deals in a row left no choice at the tampered move")
 
@@ -239,9 +239,9 @@ def test_a_frozen_game_takes_no_move_by_any_way(tenv, client_of):
     for t in tokens:
         assert games.legal_moves(tenv, t) == []
         with pytest.raises(Frozen):
-            moves.submit_move(tenv, t, TAMPERED, "take camels", log.Client())
+            moves.submit_move(tenv, t, TAMPERED, "take camels", access.Client())
         with pytest.raises(Frozen):
-            moves.resign(tenv, t, TAMPERED, log.Client())
+            moves.resign(tenv, t, TAMPERED, access.Client())
         answer = c.post(
             "/api/seat/moves",
             json={"n": TAMPERED, "move": "camels"},

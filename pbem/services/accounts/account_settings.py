@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 from ...i18n import lazy_gettext as _l
 from ...store.models import Player
-from ..core.access import note_access
+from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_name, checked_timezone, seats_of
-from ..core.log import Client
 from ..core.status import GameStatus
 from ..play import seat_settings
 

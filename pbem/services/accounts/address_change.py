@@ -12,11 +12,10 @@ from sqlalchemy.orm import Session
 from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store.models import Player
-from ..core.access import note_access
+from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, seats_of
-from ..core.log import Client
 from . import sign_in_links
 
 

@@ -23,11 +23,10 @@ from ...store import challenges as challenge_rows
 from ...store import players as player_rows
 from ...store.models import OutboxMessage, Player
 from ..core import privacy
-from ..core.access import note_access
+from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import NotAllowed
 from ..core.identity import seats_of
-from ..core.log import Client
 from ..mailing.game_mails import TOLD
 
 #: Mails a job queues again when they are missing (by their key), in the names of now.

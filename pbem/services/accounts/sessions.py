@@ -12,9 +12,8 @@ from typing import Any
 
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
-from ..core.access import note_access
+from ..core.access import Client, note_access
 from ..core.env import Env
-from ..core.log import Client
 
 
 @dataclass(frozen=True, slots=True)

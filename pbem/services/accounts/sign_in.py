@@ -13,11 +13,10 @@ from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
 from ..core import limits
-from ..core.access import note_access
+from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, player_for
-from ..core.log import Client
 from . import sign_in_links
 from .address_change import move_address
 

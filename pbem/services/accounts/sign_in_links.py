@@ -23,9 +23,9 @@ from ...store import outbox as outbox_store
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
 from ..core import limits
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed
-from ..core.log import Client
 
 LINK_LIFETIME = timedelta(minutes=30)
 

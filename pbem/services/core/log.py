@@ -1,11 +1,11 @@
-"""Reading a game: its row, its log, its replayed state; opening a seat link; the access log.
+"""Reading a game: its row, its log, its replayed state; opening a seat link (its use goes
+to the access log, ``access.py``).
 
 Every use case starts here, so no use case reads the log or checks a link its own way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from sqlalchemy.orm import Session
@@ -15,20 +15,13 @@ from ...clock import iso
 from ...engine import Match
 from ...engine.record import LoggedMove
 from ...i18n import lazy_gettext as _l
-from ...store import access_log, games, move_log
+from ...store import games, move_log
 from ...store.models import Game, MoveRow, Seat
+from .access import Client, note_use
 from .env import Env
 from .errors import Frozen, Missing, NotAllowed, NotStarted
 from .integrity import chain_prefix, flag, replay_break
 from .replayed import cached_match, note_tail, seat_names, start
-
-
-@dataclass(frozen=True, slots=True)
-class Client:
-    """Who is on the other end of a request, for the access log."""
-
-    ip: str | None = None
-    user_agent: str | None = None
 
 
 def game_row(session: Session, public_id: str, *, lock: bool = False) -> Game:
@@ -120,79 +113,6 @@ def authenticate(
 ) -> tuple[Game, Seat]:
     """Open a seat link (NotAllowed for anything forged, altered, revoked or unknown)."""
     return open_claim(session, env.links.open_seat(token), lock=lock, vacations=vacations)
-
-
-def record_access(
-    session: Session,
-    env: Env,
-    game: Game,
-    seat: int | None,
-    action: str,
-    client: Client,
-    *,
-    seen_n: int | None = None,
-    key_version: int | None = None,
-    detail: str | None = None,
-) -> None:
-    access_log.append(
-        session,
-        game_id=game.id,
-        seat=seat,
-        at=env.clock.now(),
-        action=action,
-        seen_n=seen_n,
-        key_version=key_version,
-        ip=(client.ip or "")[:64] or None,
-        user_agent=(client.user_agent or "")[:300] or None,
-        detail=detail,
-    )
-
-
-def record_refusal(
-    env: Env, claim: Key | None, action: str, client: Client, detail: str, seen_n: int | None
-) -> None:
-    """Record a refused attempt in its own transaction: the refusal itself changed nothing."""
-    if claim is None:
-        return
-    with env.db.write() as session:
-        game = games.by_public_id(session, claim.public_id)
-        if game is not None:
-            record_access(
-                session,
-                env,
-                game,
-                claim.seat,
-                action,
-                client,
-                seen_n=seen_n,
-                key_version=claim.key_version,
-                detail=detail[:500],
-            )
-
-
-def note_use(
-    session: Session,
-    env: Env,
-    game: Game,
-    seat: Seat,
-    action: str,
-    client: Client,
-    *,
-    seen_n: int,
-    detail: str | None = None,
-) -> None:
-    """Record in the access log that a seat's key was used, and what it saw (``seen_n``)."""
-    record_access(
-        session,
-        env,
-        game,
-        seat.seat,
-        action,
-        client,
-        seen_n=seen_n,
-        key_version=seat.key_version,
-        detail=detail,
-    )
 
 
 def use_seat(

@@ -15,9 +15,10 @@ from ...store import challenges as challenge_rows
 from ...store import games as game_rows
 from ...store.models import Challenge, Player
 from ..core import limits
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
-from ..core.log import Client, authenticate, game_row, log_rows, state_of
+from ..core.log import authenticate, game_row, log_rows, state_of
 from . import games
 
 STARTERS = ("random", "challenger", "opponent")

@@ -31,10 +31,11 @@ from ...store import games as game_rows
 from ...store import players as player_rows
 from ...store import seats as seat_rows
 from ...store.models import Game, Player
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing
 from ..core.identity import normal_email
-from ..core.log import Client, authenticate, log_rows, state_of
+from ..core.log import authenticate, log_rows, state_of
 from ..core.replayed import Entry, played
 from ..core.status import GameStatus
 from . import games, moves, seat_settings

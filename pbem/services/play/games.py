@@ -23,6 +23,7 @@ from ...store import games as game_rows
 from ...store import move_log, wakeup
 from ...store.models import Game, MoveRow, Player, Seat
 from ..core import limits
+from ..core.access import Client, note_use, record_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing
 from ..core.identity import (
@@ -35,7 +36,7 @@ from ..core.identity import (
     player_for,
 )
 from ..core.integrity import Flag
-from ..core.log import Client, authenticate, game_row, note_use, record_access, state_of
+from ..core.log import authenticate, game_row, state_of
 from ..core.replayed import Entry, played, seat_names
 from ..core.status import GameStatus
 from ..mailing import game_mails

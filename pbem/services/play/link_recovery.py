@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ...i18n import lazy_gettext as _l
 from ..core import limits
+from ..core.access import Client, record_access
 from ..core.env import Env
-from ..core.log import Client, authenticate, game_row, record_access
+from ..core.log import authenticate, game_row
 from ..mailing import game_mails
 
 

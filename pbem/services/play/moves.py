@@ -24,19 +24,11 @@ from ...i18n.notation import parse as parse_in
 from ...store import move_log, wakeup
 from ...store.models import Game, Seat
 from ...store.move_log import LogRow, MovedOn
+from ..core.access import Client, note_use, record_refusal
 from ..core.env import Env
 from ..core.errors import MOVED_ON, Frozen, MoveRefused, ServiceError, WrongState
 from ..core.integrity import keep_flag
-from ..core.log import (
-    Client,
-    Key,
-    authenticate,
-    log_rows,
-    note_use,
-    open_claim,
-    record_refusal,
-    state_of,
-)
+from ..core.log import Key, authenticate, log_rows, open_claim, state_of
 from ..core.replayed import played, position_digester, remember
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus

@@ -30,9 +30,10 @@ from ...store import games as game_rows
 from ...store import inbound as inbound_rows
 from ...store import move_log
 from ..core import limits
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import Frozen, ServiceError
-from ..core.log import Client, log_rows, state_of
+from ..core.log import log_rows, state_of
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
 from ..mailing import game_mails

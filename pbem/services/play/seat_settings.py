@@ -15,11 +15,11 @@ from ...i18n import lazy_gettext as _l
 from ...store import seats as seat_rows
 from ...store.models import Player, Vacation
 from ...templating import when
-from ..core.access import note_access
+from ..core.access import Client, note_access, record_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_timezone, follow_seat, seats_of
-from ..core.log import Client, authenticate, record_access
+from ..core.log import authenticate
 from .games import MIN_AWAY_DAYS, away_reach
 
 MAIL_MODES = ("each", "digest")

@@ -28,9 +28,10 @@ from ...ai.analysis import MARKS, VERSION, judge_move, round_moves_before
 from ...i18n import lazy_gettext as _l
 from ...store import analyses as rows
 from ...store.models import Game
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed
-from ..core.log import Client, game_row, log_rows, use_seat
+from ..core.log import game_row, log_rows, use_seat
 from ..core.status import GameStatus
 from .replay_frames import Replay, from_game
 

@@ -23,10 +23,11 @@ from ...i18n import lazy_gettext as _l
 from ...store import access_log
 from ...store.models import Game
 from ..core import privacy
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import Missing, flagged
 from ..core.integrity import Flag, flag_json
-from ..core.log import Client, game_row, use_seat
+from ..core.log import game_row, use_seat
 from ..core.replayed import chain_start
 from .replay_frames import Replay, Step, from_game
 

@@ -16,10 +16,11 @@ from ...engine.verify import Verification
 from ...i18n import lazy_gettext as _l
 from ...store import games as game_rows
 from ...store.models import Game, MoveRow
+from ..core.access import Client, record_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed, NotStarted, flagged
 from ..core.integrity import Flag, flag_json
-from ..core.log import Client, authenticate, game_row, log_rows, logged_moves, record_access
+from ..core.log import authenticate, game_row, log_rows, logged_moves
 from ..core.replayed import Played, played, seat_names
 
 

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from ...i18n import Reader
 from ...i18n import lazy_gettext as _l
+from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed, flagged
-from ..core.log import Client, game_row, log_rows, use_seat
+from ..core.log import game_row, log_rows, use_seat
 from ..play.games import GameInfo, game_info
 from . import analysis
 from .analysis import Shown
