@@ -17,7 +17,13 @@ from ...store import seats as seat_rows
 from ...store.models import Player, Seat
 from .errors import InvalidInput
 
-_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+#: What a public id (a game's, a player's) is written in: no 0/o, 1/l/i to misread.
+PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def new_public_id() -> str:
+    """A new public id for a game or a player: ten random characters of the alphabet."""
+    return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(10))
 
 
 def N_(text: str) -> str:
@@ -109,7 +115,7 @@ def player_for(
     player = player_rows.by_email(session, key)
     if player is None:
         player = Player(
-            public_id="".join(secrets.choice(_ALPHABET) for _ in range(10)),
+            public_id=new_public_id(),
             email=key,
             display_name=names.sanitized(name),
             created_at=now,

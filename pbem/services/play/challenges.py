@@ -18,6 +18,7 @@ from ..core import limits
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
+from ..core.identity import new_public_id
 from ..core.log import authenticate, game_row, log_rows, state_of
 from . import games
 
@@ -64,7 +65,7 @@ def post(
         player = session.get(Player, player_id)
         if player is None:
             raise NotAllowed()
-        public_id = games.new_public_id()
+        public_id = new_public_id()
         session.add(
             Challenge(
                 public_id=public_id,

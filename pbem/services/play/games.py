@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -32,6 +31,7 @@ from ..core.identity import (
     checked_name,
     checked_timezone,
     follow_seat,
+    new_public_id,
     normal_email,
     player_for,
 )
@@ -44,7 +44,6 @@ from .deadlines import TurnClock, turn_clock
 
 #: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
 COMPUTER_CONTRIBUTION = hashlib.sha256(b"pbem/computer/contribution").digest()
-PUBLIC_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,10 +168,6 @@ def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
         None if player.language is None else checked_language(player.language),
         None if player.timezone is None else checked_timezone(player.timezone),
     )
-
-
-def new_public_id() -> str:
-    return "".join(secrets.choice(PUBLIC_ID_ALPHABET) for _ in range(10))
 
 
 def game_info(game: Game, over: bool, verified: int | None = None) -> GameInfo:
