@@ -1,7 +1,7 @@
 """A player's own settings, applied to every seat of theirs: name, language, time zone,
 how mail comes, and stopping the clock in every running game at once.
 
-One seat's settings (``settings``) are what a seat link may change; these are what the
+One seat's settings (``play.seat_settings``) are what a seat link may change; these are what the
 signed-in player changes for all their games.
 """
 

@@ -63,7 +63,7 @@ def admit(env: Env, email: str, who: str | None) -> None:
     Too many requests from one requester, or for one address from one requester, are
     refused (429) and say so; neither depends on whether the address is known. The
     address is counted per requester, so others asking for it never stop its owner's
-    own requests. Counted by ``ratelimit`` in its own short transaction, before the
+    own requests. Counted by ``limits`` in its own short transaction, before the
     use case's own.
     """
     limits.count(

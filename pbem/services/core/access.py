@@ -3,7 +3,7 @@ its recorder, ``store/access_log.py``), and who made it (``Client``).
 
 A player is an email address that has been proven by a sign-in link; they own
 every seat with that address, past and future. Seat links keep working without
-any account. What a player can do with their account lives beside this module:
+any account. What a player can do with their account lives in ``services/accounts/``:
 signing in (``sign_in``, ``sign_in_links``), their sessions (``sessions``), a new
 address (``address_change``), their games (``dashboard``), their settings
 (``account_settings``), erasing it (``erasure``) and what anyone sees of them
