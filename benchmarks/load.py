@@ -41,7 +41,7 @@ from pbem.engine import Match
 from tests.databases import create_pg_database, drop_pg_database
 
 if TYPE_CHECKING:
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
 
 ROOT = Path(__file__).resolve().parents[1]
 LENGTHS = ((0, 50), (50, 100), (100, 150), (150, 10_000))  # buckets of log length
@@ -184,7 +184,7 @@ def make_games(url: str, count: int) -> list[Game]:
     os.environ.setdefault("PBEM_SECRET_KEY", "load")
 
     from pbem.config import Config
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.store import migrate
 
     env = Env.from_config(
@@ -205,7 +205,7 @@ def new_game(env: Env, i: int) -> Game:
     """Create game ``i`` through the use case, and choose its moves from a replica."""
     from sqlalchemy import select
 
-    from pbem.services import games
+    from pbem.services.play import games
     from pbem.store.models import Game as GameRow
 
     created = games.create_game(

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from benchmarks.load import Game, drop_database, free_port, fresh_database, make_games
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import jobs
+from pbem.services.scheduled import jobs
 
 #: Mails per delivery run measured: a run writes both mails of a move from one replay.
 MAIL_BATCH = 10

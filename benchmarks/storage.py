@@ -23,9 +23,11 @@ from sqlalchemy import func, select, text
 
 from benchmarks.load import new_game
 from pbem.config import Config
-from pbem.services import log, moves, records
-from pbem.services.cache import ReplayCache
-from pbem.services.env import Env
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.core.replay_cache import ReplayCache
+from pbem.services.play import moves
+from pbem.services.records import game_records
 from pbem.store import migrate
 from pbem.store.models import Game as GameRow
 from tests.databases import create_pg_database, drop_pg_database
@@ -46,7 +48,7 @@ def play(env: Env, count: int) -> tuple[dict[int, list[float]], int]:
         game = new_game(env, i)
         for n, (seat, move) in enumerate(game.script, 1):
             started = time.perf_counter()
-            moves.submit_move(env, game.tokens[seat], n, move, log.Client())
+            moves.submit_move(env, game.tokens[seat], n, move, access.Client())
             by_length[bucket(n)].append(time.perf_counter() - started)
         total += len(game.script)
     return by_length, total
@@ -96,7 +98,7 @@ def run(server_url: str, count: int, cache: bool) -> None:
             )
         with env.db.read() as session:
             game_ids = list(session.scalars(select(GameRow.public_id)))
-        record = [len(json.dumps(records.operator_record(env, g))) for g in game_ids[:10]]
+        record = [len(json.dumps(game_records.operator_record(env, g))) for g in game_ids[:10]]
         print(f"  a finished game's record: {statistics.mean(record) / 1024:.1f} KiB of JSON")
     finally:
         env.db.dispose()

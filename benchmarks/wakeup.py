@@ -66,7 +66,7 @@ class Player:
         self.games = 0
 
     def new_game(self) -> None:
-        from pbem.services import computer, games
+        from pbem.services.play import computer, games
 
         person = games.PlayerIn("Bench", f"bench{self.games}@example.test")
         created = computer.start(self.env, person, self.level, contribution=os.urandom(32))

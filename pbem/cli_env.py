@@ -11,7 +11,7 @@ import click
 
 from . import redact
 from .config import ConfigError, from_env
-from .services.env import Env
+from .services.core.env import Env
 from .store.db import SchemaError
 
 

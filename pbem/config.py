@@ -43,7 +43,7 @@ class Limits:
     address or an IPv6 /64 (behind a proxy, set ``PBEM_TRUSTED_PROXIES``); an
     address is the email address a mail would go to, counted lower-cased and without
     a ``+tag``. Only what is let through is counted, and nothing one person does is
-    counted against another (``services.ratelimit``).
+    counted against another (``services.core.limits``).
     """
 
     #: Games started on the web, per client, or per player when signed in.

@@ -2,11 +2,11 @@
 replies, handed mail by a mail server such as Postfix, and the optional IMAP mailbox poller.
 
 It sits beside the web app, the CLI and the scheduler, above the services: it plays a
-reply through ``services.replies``, so it cannot live in ``mail/``, which the services
+reply through ``services.play.replies``, so it cannot live in ``mail/``, which the services
 call to compose and deliver (see docs/architecture.md, "Layers").
 
 Only addresses of the reply form are accepted at RCPT time; each accepted mail is
-handled by ``services.replies.handle_mail`` in a worker thread, so a slow database
+handled by ``services.play.replies.handle_mail`` in a worker thread, so a slow database
 never stalls the SMTP conversation.
 """
 
@@ -24,8 +24,8 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
-from .services.env import Env
-from .services.replies import accepts_recipient, handle_mail
+from .services.core.env import Env
+from .services.play.replies import accepts_recipient, handle_mail
 
 log = logging.getLogger("pbem.inbound")
 #: Mail larger than this is refused in the SMTP conversation itself; smaller mail over

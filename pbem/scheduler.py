@@ -24,8 +24,11 @@ from . import wakeup
 from .cli_env import ready_env
 from .leadership import Lease, prepare
 from .mail.delivery import backend_for
-from .services import analysis, computer, jobs, ratelimit, retention
-from .services.env import Env
+from .services.core import limits
+from .services.core.env import Env
+from .services.play import computer
+from .services.records import analysis
+from .services.scheduled import jobs, retention
 from .store.db import DatabaseUnavailable, Fenced
 
 log = logging.getLogger("pbem.scheduler")
@@ -77,7 +80,7 @@ def add_jobs(
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),
         ("digest", lambda: jobs.send_digests(env), every.digest),
-        ("limits", lambda: ratelimit.purge(env), every.purge),  # ended rate-limit windows
+        ("limits", lambda: limits.purge(env), every.purge),  # ended rate-limit windows
         ("computer", play, every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
         ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves

@@ -30,7 +30,7 @@ from hypothesis import settings
 if TYPE_CHECKING:
     from pbem.clock import FrozenClock
     from pbem.config import Config
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.store.db import Database
 
 SERVER_URL = os.environ.get("PBEM_TEST_DATABASE_URL", "")
@@ -143,7 +143,7 @@ def module_env(database_url, database, tmp_path_factory) -> Env:
     game to replay, audit and export, say."""
     from pbem.clock import FrozenClock
     from pbem.config import Config
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
 
     config = Config(
         env="testing",
@@ -164,11 +164,11 @@ def clock() -> FrozenClock:
 
 @pytest.fixture
 def env(config, database, clock) -> Env:
-    from pbem.services import ratelimit
-    from pbem.services.env import Env
+    from pbem.services.core import limits
+    from pbem.services.core.env import Env
 
     env = Env(config=config, db=database, clock=clock)
-    ratelimit.forget_all(env)  # every test starts at the same frozen time: fresh windows
+    limits.forget_all(env)  # every test starts at the same frozen time: fresh windows
     return env
 
 

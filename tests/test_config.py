@@ -51,7 +51,7 @@ def test_a_sound_production_config_and_its_headers(environ):
     environ(**PROD)
     config = from_env()
     assert config.env == "production" and config.mail_backend == "smtp"
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.store import migrate
     from pbem.store.db import Database
     from pbem.web import create_app

@@ -170,3 +170,109 @@ def test_the_store_imports_no_service_and_no_entry_point() -> None:
 def test_each_layer_exists(layer: str) -> None:
     """The checks above hold for something: a renamed layer would pass them all empty."""
     assert any(_inside(m, layer) for m in MODULES)
+
+
+# The services by area (docs/architecture.md, "The services by area"): the core that every
+# use case is given, then the areas, each importing only the core and the areas before it.
+
+#: The areas of ``pbem/services/`` in their order: one may import those before it, never after.
+SERVICE_AREAS = ("core", "mailing", "play", "records", "accounts", "scheduled")
+
+
+def _area(module: str) -> str | None:
+    """The area of a module under ``pbem.services`` ("" for one at the top), else None."""
+    if not _inside(module, "pbem.services") or module == "pbem.services":
+        return None
+    rest = module.removeprefix("pbem.services.").split(".")
+    in_folder = len(rest) > 1 or MODULES[module].name == "__init__.py"
+    return rest[0] if in_folder else ""
+
+
+def test_the_core_of_the_services_imports_no_use_case() -> None:
+    """Every use case is given the core (its env, errors, the replayed log, the access
+    log...); the core reaches no use case, so no use case is a dependency of another's
+    foundations."""
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _area(module) == "core"
+        for target in _pbem_edges(module)
+        if _area(target) not in (None, "core")
+    )
+    assert any(_area(m) == "core" for m in MODULES)
+    assert not offences
+
+
+def test_each_area_of_the_services_imports_only_the_core_and_the_areas_before_it() -> None:
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _area(module) in SERVICE_AREAS
+        for target in _pbem_edges(module)
+        if _area(target) is not None
+        and (
+            _area(target) not in SERVICE_AREAS
+            or SERVICE_AREAS.index(_area(target)) > SERVICE_AREAS.index(_area(module))
+        )
+    )
+    assert not offences
+
+
+def _documented_services() -> set[str]:
+    """The module files named in docs/architecture.md's tree of the services: a token
+    ending in ``/`` opens a folder, the ``.py`` tokens after it are its modules."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    block = text.split("<!-- services tree -->", 1)[1].split("```", 2)[1]
+    folder, files = "", set()
+    for token in block.split():
+        if token.endswith("/"):
+            folder = token.removeprefix("pbem/services/")
+        elif token.endswith(".py"):
+            files.add(folder + token)
+    return files
+
+
+def test_the_architecture_doc_names_every_module_of_the_services_and_no_other() -> None:
+    services = PACKAGE / "services"
+    actual = {str(p.relative_to(services)) for p in services.rglob("*.py")}
+    actual = {p for p in actual if not p.endswith("__init__.py")}
+    documented = _documented_services()
+    assert sorted(actual - documented) == [], "modules missing from docs/architecture.md"
+    assert sorted(documented - actual) == [], "docs/architecture.md names modules that are gone"
+
+
+def test_every_module_of_the_services_sits_in_an_area() -> None:
+    """No use case at the top of ``pbem/services/``, and no folder the order above does not
+    name: a module put there would escape the order of the areas."""
+    outside = [m for m in MODULES if _area(m) is not None and _area(m) not in SERVICE_AREAS]
+    assert sorted(outside) == []
+
+
+#: What the web tier may take from the store: the connection's errors and the models as
+#: types; every row it shows comes through a service.
+WEB_FROM_STORE = ("pbem.store.db", "pbem.store.models")
+
+
+def test_the_web_tier_reads_no_recorder_of_the_store() -> None:
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _inside(module, "pbem.web")
+        for target in _pbem_edges(module)
+        if _inside(target, "pbem.store") and target not in WEB_FROM_STORE
+    )
+    assert not offences
+
+
+def test_the_web_tier_keeps_no_file_itself() -> None:
+    """Uploaded record files are kept and pruned by ``services/records/uploads.py``; a
+    blueprint bounds the bytes and calls it (no ``os``, no writing or deleting a file)."""
+    offences = sorted(
+        module
+        for module, path in MODULES.items()
+        if _inside(module, "pbem.web")
+        and ("os" in _graph()[module] or any(
+            w in path.read_text() for w in (".write_bytes(", ".unlink(", "os.utime(")
+        ))
+    )
+    assert not offences

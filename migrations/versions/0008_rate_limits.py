@@ -4,7 +4,7 @@ Revision ID: 0008
 Revises: 0007
 Create Date: 2026-12-04
 
-``rate_limits`` holds the windows of ``services.ratelimit`` (the ``limits``
+``rate_limits`` holds the windows of ``services.core.limits`` (the ``limits``
 library counts, this table stores), so several gunicorn workers and machines
 that share only the database share the limits too. ``sign_in_links.signed_out_at``
 ends the session a used link opened: a cookie replayed after "sign out" is refused.

@@ -11,7 +11,7 @@ setting no admin shell would have). A BEFORE INSERT trigger now refuses any inse
 that would meet an existing row by its primary key or by ``UNIQUE(game_id, n)``,
 whatever its conflict clause. A plain duplicate of move ``n`` (two racing moves) is
 refused by it too, as SQLite's ``IntegrityError`` like the unique key's own, which
-is what ``services.moves`` turns into "the game has moved on". On PostgreSQL there
+is what ``services.play.moves`` turns into "the game has moved on". On PostgreSQL there
 is no REPLACE, and ``ON CONFLICT DO UPDATE`` fires 0001's UPDATE trigger.
 
 ``access_log`` is the evidence an audit of a disputed turn reads, and the

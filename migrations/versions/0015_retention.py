@@ -10,7 +10,7 @@ still says what it committed to; ``outbox_prune`` finds the sent rows not pruned
 
 ``access_log.reduced_at`` marks a row whose client fields were reduced: the address to
 its network (``203.0.x.x``), the user agent to its browser family, addresses in the
-detail taken out (``services/privacy.py``). The access log stays append-only with one
+detail taken out (``services/core/privacy.py``). The access log stays append-only with one
 narrow exception: an UPDATE that sets ``reduced_at`` on a row that had none, changes no
 other column than ``ip``, ``user_agent`` and ``detail``, and leaves ``ip`` empty or
 masked. A reduced row is frozen again; DELETE, TRUNCATE and every other UPDATE are
@@ -33,7 +33,7 @@ TZ = sa.DateTime(timezone=True)
 
 #: The columns a reduction may not change (every one but the client fields).
 KEPT = ("id", "game_id", "player_id", "seat", "at", "action", "seen_n", "key_version")
-#: What a reduced ``ip`` may be: nothing, or a network masked as ``services/privacy.py`` does.
+#: What a reduced ``ip`` may be: nothing, or a network masked as ``services/core/privacy.py`` does.
 MASKED = "(NEW.ip IS NULL OR NEW.ip LIKE '%.x.x' OR NEW.ip LIKE '%:…')"
 
 SQLITE_NO_UPDATE = """CREATE TRIGGER access_log_no_update BEFORE UPDATE ON access_log

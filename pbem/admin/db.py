@@ -155,7 +155,7 @@ def _copied(source: Any, target: Any) -> Any:
 
 def _env_on(env: Any, url: str) -> Any:
     """The command's Env, on the database at ``url`` instead."""
-    from ..services.env import Env
+    from ..services.core.env import Env
 
     return Env.from_config(env.config.with_(database_url=url), clock=env.clock)
 
@@ -164,7 +164,7 @@ def _verify_all(env: Any, public_ids: list[str]) -> int:
     """Verify every game (chain, replay, positions, status) as `pbem verify --game` does,
     which flags a game that fails; one line per flagged game and a summary. Returns how
     many are flagged."""
-    from ..services import records
+    from ..services.records import game_records as records
     from ..store.copy import flagged
 
     for public_id in public_ids:

@@ -17,7 +17,7 @@ PLAYER = re.compile(r"^\s*(?P<name>[^<>]+?)\s*<(?P<email>[^<>]+)>\s*$")
 
 
 def _player(text: str) -> Any:
-    from ..services.games import PlayerIn
+    from ..services.play.games import PlayerIn
 
     m = PLAYER.match(text)
     if not m:
@@ -41,8 +41,8 @@ def _player(text: str) -> Any:
 )
 def new_game(players: tuple[str, ...], first: int | None) -> None:
     """Create a game and invite both players."""
-    from ..services import games
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
+    from ..services.play import games
 
     if len(players) != 2:
         raise click.UsageError("give --player exactly twice")
@@ -65,7 +65,7 @@ def new_game(players: tuple[str, ...], first: int | None) -> None:
 def list_games(limit: int) -> None:
     """The newest games, one per line."""
     from ..clock import iso
-    from ..services import games
+    from ..services.play import games
 
     for g in games.list_games(ready_env(), limit):
         flag = f"  FLAGGED: {g.integrity_error}" if g.integrity_error else ""
@@ -84,13 +84,15 @@ def list_games(limit: int) -> None:
     "(operator's audit copy; never give it to a player).",
 )
 def export(game_id: str, full: bool) -> None:
-    from ..services import records
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
+    from ..services.records import game_records
 
     env = ready_env()
     try:
         data = (
-            records.operator_record(env, game_id) if full else records.export_record(env, game_id)
+            game_records.operator_record(env, game_id)
+            if full
+            else game_records.export_record(env, game_id)
         )
     except ServiceError as exc:
         raise click.ClickException(exc.message) from None
@@ -99,11 +101,11 @@ def export(game_id: str, full: bool) -> None:
 
 def verify_stored(game_id: str) -> bool:
     """``pbem verify --game ID``: verify a stored game and flag it if its log is broken."""
-    from ..services import records
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
+    from ..services.records import game_records
 
     try:
-        report = records.verify_game(ready_env(), game_id)
+        report = game_records.verify_game(ready_env(), game_id)
     except ServiceError as exc:
         click.echo(f"FAIL game {game_id}: {exc.message}")
         return False
@@ -122,8 +124,8 @@ def verify_stored(game_id: str) -> bool:
 def analyse(game_ids: tuple[str, ...], every: bool) -> None:
     """Compute the analysis of finished games again (the scheduler's ``analyse`` job does
     new ones by itself). A game that still runs is refused: it has no analysis."""
-    from ..services import analysis
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
+    from ..services.records import analysis
 
     if bool(game_ids) == every:
         raise click.UsageError("give game ids, or --all")

@@ -23,9 +23,9 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from ..clock import iso
-    from ..services import outbox
+    from ..services.mailing import outbox_admin
 
-    rows = outbox.listing(ready_env(), show_all=show_all)
+    rows = outbox_admin.listing(ready_env(), show_all=show_all)
     for r in rows:
         error = f"  [{r.last_error}]" if r.last_error else ""
         click.echo(
@@ -40,8 +40,8 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
 @click.argument("row_id", type=int)
 def outbox_retry(row_id: int) -> None:
     """Send outbox row ROW_ID again at the next delivery run."""
-    from ..services import outbox
+    from ..services.mailing import outbox_admin
 
-    if not outbox.retry(ready_env(), row_id):
+    if not outbox_admin.retry(ready_env(), row_id):
         raise click.ClickException(f"no unsent outbox row {row_id}")
     click.echo(f"row {row_id} will be sent at the next delivery run")

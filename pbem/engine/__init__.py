@@ -33,7 +33,7 @@ from .record import (
     strict_json,
 )
 from .round import Round, RoundResult
-from .verify import Check, Verification, verify, verify_chain
+from .verify import ChainEntry, Check, Verification, chain_break, verify, verify_chain
 from .views import (
     FullView,
     Observation,
@@ -56,6 +56,7 @@ __all__ = [
     "RECORD_V1",
     "RECORD_V2",
     "Card",
+    "ChainEntry",
     "Check",
     "Claim",
     "Exchange",
@@ -88,6 +89,7 @@ __all__ = [
     "Verification",
     "Viewer",
     "build_record",
+    "chain_break",
     "chain_hash",
     "chain_start",
     "format_move",

@@ -85,6 +85,10 @@ BONUS_TOKENS: dict[int, tuple[int, ...]] = {
 BONUS_SIZES: tuple[int, ...] = (3, 4, 5)
 
 CAMEL_TOKEN_VALUE = 5
+#: The fewest cards a sale of a precious good (diamond, gold, silver) holds.
+PRECIOUS_MINIMUM_SALE = 2
+#: The fewest cards an exchange takes (one for one is a plain take).
+EXCHANGE_MINIMUM = 2
 #: A round ends at once when this many goods token piles are empty.
 EMPTY_PILES_TO_END = 3
 SEALS_TO_WIN = 2

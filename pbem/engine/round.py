@@ -19,11 +19,13 @@ from .cards import (
     BONUS_TOKENS,
     CAMEL_TOKEN_VALUE,
     EMPTY_PILES_TO_END,
+    EXCHANGE_MINIMUM,
     GOODS,
     GOODS_TOKENS,
     HAND_LIMIT,
     HAND_SIZE,
     MARKET_START_CAMELS,
+    PRECIOUS_MINIMUM_SALE,
     SHUFFLED_CARDS,
     Card,
     bonus_size,
@@ -36,9 +38,8 @@ CAMEL = int(Card.CAMEL)
 _TOKEN_PILES: tuple[tuple[int, ...], ...] = tuple(GOODS_TOKENS[g] for g in GOODS)
 #: The fewest cards of each kind a sale may hold: two of a precious good, one of the others
 #: (camels are never sold). ``_sell`` refuses below it; ``legal_moves`` starts from it.
-_MIN_SALE = tuple(2 if card.is_precious else 1 for card in Card)
-#: The fewest cards an exchange takes (one for one is a plain take).
-_MIN_EXCHANGE = 2
+_MIN_SALE = tuple(PRECIOUS_MINIMUM_SALE if card.is_precious else 1 for card in Card)
+_MIN_EXCHANGE = EXCHANGE_MINIMUM
 _ZERO7 = (0, 0, 0, 0, 0, 0, 0)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from . import rng
 from .match import Match
@@ -56,7 +56,7 @@ class Verification:
         return next((c for c in self.checks if not c.ok), None)
 
 
-def _misnumbered(place: int, entry: LoggedMove) -> str | None:
+def _misnumbered(place: int, entry: ChainEntry) -> str | None:
     """Why an entry's ``n`` is not its place in the log (1, 2, 3, …), if it is not."""
     return None if entry.n == place else f"move {place} is numbered {entry.n}"
 
@@ -71,21 +71,47 @@ def verify_numbering(moves: Sequence[LoggedMove]) -> tuple[int | None, str]:
     return None, ""
 
 
-def verify_chain(start: str, moves: Sequence[LoggedMove]) -> tuple[int | None, str]:
+class ChainEntry(Protocol):
+    """What the chain check reads of an entry: a record's ``LoggedMove``, or a stored row
+    with its time written as the record writes it."""
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def move(self) -> str: ...
+    @property
+    def at(self) -> str | None: ...
+    @property
+    def hash(self) -> str | None: ...
+
+
+def chain_break(previous: str, place: int, entry: ChainEntry) -> str | None:
+    """Why ``entry`` is not entry ``place`` of the chain after ``previous`` (None if it is).
+
+    The one check of a chain entry: ``verify`` makes it of a record, and the server of its
+    stored log as it reads it, so both find the same break in the same words."""
+    misnumbered = _misnumbered(place, entry)
+    if misnumbered is not None:
+        return misnumbered
+    if entry.seat not in (0, 1) or not entry.hash or entry.at is None:
+        return f"move {place} lacks its seat, time or hash"
+    if chain_hash(previous, place, entry.seat, entry.move, entry.at) != entry.hash:
+        return f"move {place}: the chain hash does not match (the log was altered)"
+    return None
+
+
+def verify_chain(start: str, moves: Sequence[ChainEntry]) -> tuple[int | None, str]:
     """The first move whose chain hash is wrong or missing, and why (``None`` if all hold).
 
     ``start`` is ``hash_0`` (``Record.chain_start``: the commitment in version 1)."""
     previous = start
     for i, entry in enumerate(moves, start=1):
-        misnumbered = _misnumbered(i, entry)
-        if misnumbered is not None:
-            return entry.n, misnumbered
-        if entry.hash is None or entry.seat is None or entry.at is None:
-            return i, f"move {i} lacks its seat, time or hash"
-        expected = chain_hash(previous, i, entry.seat, entry.move, entry.at)
-        if expected != entry.hash:
-            return i, f"move {i}: the chain hash does not match (the log was altered)"
-        previous = entry.hash
+        why = chain_break(previous, i, entry)
+        if why is not None:
+            return entry.n, why  # its place, unless it is misnumbered
+        previous = entry.hash or ""
     return None, ""
 
 

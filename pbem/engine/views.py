@@ -19,7 +19,15 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from .cards import BONUS_SIZES, GOODS, HAND_LIMIT, Card
+from .cards import (
+    BONUS_SIZES,
+    CAMEL_TOKEN_VALUE,
+    EXCHANGE_MINIMUM,
+    GOODS,
+    HAND_LIMIT,
+    PRECIOUS_MINIMUM_SALE,
+    Card,
+)
 from .match import Match, Outcome
 from .moves import Exchange, Move, Sell, TakeCamels, TakeGood
 from .round import Round, RoundResult
@@ -354,6 +362,12 @@ class RuleNumbers:
     #: The sale sizes that earn a bonus token, one pile each; the last pile also takes
     #: every larger sale ("5+", as ``Table.bonus_piles`` labels it).
     bonus_sizes: tuple[int, ...] = BONUS_SIZES
+    #: What the camel token is worth to the round's larger herd.
+    camel_token: int = CAMEL_TOKEN_VALUE
+    #: The fewest cards an exchange takes from the market.
+    exchange_minimum: int = EXCHANGE_MINIMUM
+    #: The fewest cards a sale of diamonds, gold or silver holds.
+    precious_minimum: int = PRECIOUS_MINIMUM_SALE
 
 
 RULE_NUMBERS = RuleNumbers()

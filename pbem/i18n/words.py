@@ -289,7 +289,7 @@ def error_text(error: Exception) -> str:
 
 
 def came_in(source: str | None) -> str:
-    """How a logged move came in (``services.moves.SOURCES``), in the reader's words: the
+    """How a logged move came in (``services.play.moves.SOURCES``), in the reader's words: the
     replay's step and the audit of a turn say it the same way."""
     words = {
         "web": lambda: _("through the seat page"),
@@ -304,7 +304,7 @@ def came_in(source: str | None) -> str:
 
 
 class ComputerName(str):
-    """The computer's name as stored ("Computer (normal)", ``services.computer.name``) that
+    """The computer's name as stored ("Computer (normal)", ``services.play.computer.name``) that
     pages and mails show in the reader's words (zh 电脑（普通）). Its value, which the record,
     the database and every comparison see, stays the stored one: a record is the same for
     every reader. Only showing it (``str``, ``format``, Jinja's escaping) translates it."""

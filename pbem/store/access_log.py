@@ -1,7 +1,7 @@
 """The access log's recorder: one row per use of a seat link, and the rows an audit reads.
 
 Append-only like the move log (migration 0010), but for one reduction of a row's client
-fields (0015, ``services/privacy.py``). The insert is built once and has no
+fields (0015, ``services/core/privacy.py``). The insert is built once and has no
 RETURNING, so on PostgreSQL it is pipelined with the request's other statements.
 """
 
@@ -26,13 +26,15 @@ def append(
     seat: int | None,
     at: datetime,
     action: str,
+    player_id: int | None = None,
     seen_n: int | None = None,
     key_version: int | None = None,
     ip: str | None = None,
     user_agent: str | None = None,
     detail: str | None = None,
 ) -> None:
-    """Log one use of a key (a plain INSERT: one per request, no ORM bookkeeping).
+    """Log one use of a key, or of an account (``player_id``, no game): a plain INSERT,
+    one per request, no ORM bookkeeping; the one way a line is written.
 
     Sent on the session's connection: the session's own ``execute`` only adds its
     ORM dispatch, which a Core INSERT does not use.
@@ -41,6 +43,7 @@ def append(
         INSERT,
         dict(
             game_id=game_id,
+            player_id=player_id,
             seat=seat,
             at=at,
             action=action,

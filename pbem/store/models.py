@@ -54,7 +54,7 @@ class Game(Base):
     dealt_at: Mapped[datetime | None]
     first_player: Mapped[int | None]
     #: The engine's ``Status`` of a dealt match (in_progress, finished), or waiting (for
-    #: both players to accept: ``services/status.py`` ``GameStatus.WAITING``).
+    #: both players to accept: ``services/core/status.py`` ``GameStatus.WAITING``).
     status: Mapped[str] = mapped_column(String(16), default=Status.IN_PROGRESS.value)
     finished_at: Mapped[datetime | None]
     #: Set when a stored log stops verifying: the game is flagged, never repaired.
@@ -107,7 +107,7 @@ class Seat(Base):
     contribution: Mapped[str | None] = mapped_column(String(128))
     accepted_at: Mapped[datetime | None]
     #: The computer's level ("easy", "normal", "strong") when the computer plays this
-    #: seat (``services/computer.py``); None for a person.
+    #: seat (``services/play/computer.py``); None for a person.
     bot: Mapped[str | None] = mapped_column(String(8))
 
     game: Mapped[Game] = relationship(back_populates="seats")
@@ -177,7 +177,7 @@ class AccessLog(Base):
     user_agent: Mapped[str | None] = mapped_column(String(300))
     detail: Mapped[str | None] = mapped_column(Text)
     #: When ``ip``, ``user_agent`` and ``detail`` were reduced (retention, erasure:
-    #: ``services/privacy.py``); the one UPDATE the triggers let through, once (0015).
+    #: ``services/core/privacy.py``); the one UPDATE the triggers let through, once (0015).
     reduced_at: Mapped[datetime | None]
 
 
@@ -320,7 +320,7 @@ class Challenge(Base):
 
 
 class RateLimit(Base):
-    """One window of one rate limit (``services.ratelimit``): every worker counts here.
+    """One window of one rate limit (``services.core.limits``): every worker counts here.
 
     ``key`` names the limit, its window and a keyed hash of who is counted (an IP
     or an address), never the address itself; ``expires_at`` is in epoch seconds.
@@ -334,7 +334,7 @@ class RateLimit(Base):
 
 
 class Analysis(Base):
-    """The analysis of a finished game (``services/analysis.py``): how far it has got.
+    """The analysis of a finished game (``services/records/analysis.py``): how far it has got.
 
     Kept apart from the log and never part of the record: it is an opinion of the computer
     player, recomputed at will (``pbem analyse``), never a fact of the game.

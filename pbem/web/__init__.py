@@ -20,9 +20,9 @@ from ..i18n import lazy_gettext as _l
 from ..redact import install as redact_logs
 from ..redact import mask_routes
 from ..resources import resource_dir
-from ..services import games, ratings
-from ..services.env import Env
-from ..services.errors import RateLimited, ServiceError, Unavailable
+from ..services.core.env import Env
+from ..services.core.errors import RateLimited, ServiceError, Unavailable
+from ..services.play import games, ratings
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import (
@@ -109,6 +109,7 @@ def create_app(
         download_url=env.download_url,
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
+        rating_spread=ratings.spread,  # the ± after mu
         clock_limits=games.CLOCK_LIMITS,  # a form's bounds are the service's own
         clock_defaults=games.GameClock(),
     )

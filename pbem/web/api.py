@@ -17,10 +17,11 @@ from flask import Blueprint, jsonify, request
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
 from ..i18n.words import tell
-from ..services import analysis, games, moves, settings
-from ..services.errors import BadRequest, Conflict, Forbidden, MoveRefused, ServiceError
-from ..services.integrity import flag_json
-from ..services.status import GameStatus
+from ..services.core.errors import InvalidInput, MoveRefused, NotAllowed, ServiceError, WrongState
+from ..services.core.integrity import flag_json
+from ..services.core.status import GameStatus
+from ..services.play import games, moves, seat_settings
+from ..services.records import analysis
 from . import inputs
 from .client import client
 from .context import services
@@ -46,7 +47,7 @@ def _or_position(token: str, call: Callable[[], Any]) -> Any:
     current position, as its words promise."""
     try:
         return call()
-    except Conflict as exc:
+    except WrongState as exc:
         page = games.seat_page(services(), token, client(), action="api-view")
         exc.position = _seat_json(page)  # type: ignore[attr-defined]
         raise
@@ -56,7 +57,7 @@ def _token() -> str:
     header = request.headers.get("Authorization", "")[: inputs.MAX_SEGMENT + 16]
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip() or len(token) > inputs.MAX_SEGMENT:
-        raise Forbidden(_l("Send the seat token as 'Authorization: Bearer <token>'."))
+        raise NotAllowed(_l("Send the seat token as 'Authorization: Bearer <token>'."))
     return token.strip()
 
 
@@ -68,7 +69,7 @@ def _body() -> dict[str, Any]:
 def _n(data: dict[str, Any]) -> int:
     n = data.get("n")
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= inputs.MAX_MOVE:
-        raise BadRequest(_l("'n' must be the number of the move you are making."))
+        raise InvalidInput(_l("'n' must be the number of the move you are making."))
     return n
 
 
@@ -78,7 +79,7 @@ def _string(data: dict[str, Any], name: str, limit: int = inputs.MAX_SHORT) -> s
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or len(value) > limit:
-        raise BadRequest(
+        raise InvalidInput(
             _l("'%(name)s' must be a text of at most %(limit)s characters.", name=name, limit=limit)
         )
     return value
@@ -215,7 +216,7 @@ def _days(data: dict[str, Any]) -> float:
     days = data.get("days")
     ok = isinstance(days, int | float) and not isinstance(days, bool)
     if not ok or not games.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS:  # false for nan
-        raise BadRequest(
+        raise InvalidInput(
             _l(
                 "'days' must be a number of days from %(low)s to %(high)s.",
                 low=games.MIN_AWAY_DAYS,
@@ -231,7 +232,7 @@ def away() -> Any:
     time away only ever adds, so an absence that already runs longer stays (``"changed":
     false``); more than the allowance lets through is a 400 that says how much it does."""
     data, token = _body(), _token()
-    done = settings.set_away(services(), token, _days(data), client())
+    done = seat_settings.set_away(services(), token, _days(data), client())
     until = done.until.isoformat() if done.until is not None else None
     return jsonify({"away_until": until, "changed": done.changed})
 
@@ -239,5 +240,5 @@ def away() -> Any:
 @bp.post("/seat/back")
 def back() -> Any:
     """End the seat's time away now; the unused days stay available."""
-    settings.come_back(services(), _token(), client())
+    seat_settings.come_back(services(), _token(), client())
     return jsonify({"away_until": None})

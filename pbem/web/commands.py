@@ -80,7 +80,8 @@ def demo(played: int, host: str, port: int) -> None:
 
 def _make_demo(env: Any, played: int) -> None:
     """The demo game: invitations queued and links printed for ``env``'s base URL."""
-    from ..services import games, log, moves
+    from ..services.core import access
+    from ..services.play import games, moves
 
     created = games.create_game(
         env,
@@ -90,7 +91,7 @@ def _make_demo(env: Any, played: int) -> None:
         ),
     )
     rnd = random.Random()
-    client = log.Client(ip="127.0.0.1", user_agent="pbem demo")
+    client = access.Client(ip="127.0.0.1", user_agent="pbem demo")
     done = 0
     for _ in range(played):
         tokens = games.seat_tokens(env, created.public_id)
@@ -118,7 +119,7 @@ def _make_demo(env: Any, played: int) -> None:
 @click.option("--port", default=5050, show_default=True)
 def view(file: str, host: str, port: int) -> None:
     """Serve the replay viewer for a record FILE (no server setup, no database)."""
-    from ..services.errors import ServiceError
+    from ..services.core.errors import ServiceError
     from . import create_app
 
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from ..services.env import Env
+from ..services.core.env import Env
 
 
 def services() -> Env:

@@ -8,7 +8,7 @@ import secrets
 from flask import request, session
 
 from ..i18n import lazy_gettext as _l
-from ..services.errors import ServiceError
+from ..services.core.errors import ServiceError
 
 
 class CsrfError(ServiceError):

@@ -9,8 +9,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup, escape
 
-from ..services.game_mails import Writer, Written
-from ..store import outbox as outbox_store
+from ..services.mailing import outbox_admin
+from ..services.mailing.game_mails import Written
 from ..store.models import OutboxMessage
 from .context import services
 
@@ -26,18 +26,6 @@ def linkify(text: str) -> Markup:
         last = m.end()
     out.append(escape(text[last:]))
     return Markup("").join(out)
-
-
-def _words(writer: Writer, session: Any, row: OutboxMessage) -> Written:
-    """A mail's words: stored once sent, else written now as the sender would (nothing saved)."""
-    if row.pruned_at is not None:  # kept no longer than the retention period (or erased)
-        gone = f"its words were pruned at {row.pruned_at:%Y-%m-%d %H:%M} (retention, or erasure)"
-        return Written(f"({row.kind}: {gone})", gone, f"<p>{escape(gone)}</p>", {})
-    try:
-        return writer.written(session, row)
-    except Exception as exc:  # a dev tool shows why a mail cannot be written, and goes on
-        error = f"cannot be written: {type(exc).__name__}: {exc}"
-        return Written(f"({row.kind}: {error})", error, f"<p>{escape(error)}</p>", {})
 
 
 #: The page sizes the inbox offers; the first is the default.
@@ -92,22 +80,18 @@ def _page(total: int) -> Page:
 
 @bp.get("/inbox")
 def inbox() -> str:
-    writer = Writer(services())
-    with services().db.read() as session:
-        page = _page(outbox_store.count(session))
-        rows = outbox_store.recent(session, page.size, offset=page.offset)
-        messages = [(m, _words(writer, session, m)) for m in rows]
-        return render_template(
-            "web/dev_inbox.html", messages=messages, page=page, sizes=sorted(PAGE_SIZES)
-        )
+    page = _page(outbox_admin.count(services()))
+    messages = outbox_admin.read(services(), page.size, page.offset)
+    return render_template(
+        "web/dev_inbox.html", messages=messages, page=page, sizes=sorted(PAGE_SIZES)
+    )
 
 
 def _message(message_id: int) -> tuple[OutboxMessage, Written]:
-    with services().db.read() as session:
-        row = session.get(OutboxMessage, message_id)
-        if row is None:
-            abort(404)
-        return row, _words(Writer(services()), session, row)
+    found = outbox_admin.read_one(services(), message_id)
+    if found is None:
+        abort(404)
+    return found
 
 
 @bp.get("/inbox/<int:message_id>")

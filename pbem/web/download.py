@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, current_app, redirect, render_template, send_file, url_for
 
 from ..i18n import lazy_gettext as _l
-from ..services.errors import NotFound
+from ..services.core.errors import Missing
 from ..wheel import NoPackage, built, version, wheel_name
 from .context import services
 
@@ -26,7 +26,7 @@ def _built() -> Any:
     try:
         return built(Path(current_app.instance_path) / "download")
     except NoPackage:
-        raise NotFound(
+        raise Missing(
             _l(
                 "This server runs pbem from a folder that was never installed, so it has "
                 "no package to offer."
@@ -47,7 +47,7 @@ def page() -> str:
 @bp.get("/download/<name>")
 def wheel(name: str) -> Any:
     if name != wheel_name(version()):
-        raise NotFound(
+        raise Missing(
             _l(
                 "This server offers pbem %(version)s only: %(url)s",
                 version=version(),

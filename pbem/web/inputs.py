@@ -4,7 +4,7 @@ Numbers from a form, a query or a route would otherwise reach the database as
 they came (a 23-digit move number overflows its integer column); a JSON body
 ten thousand arrays deep exhausts the parser's recursion; a megabyte typed
 into a name field is copied into every page that echoes it. Each reader here
-refuses such input with a ``BadRequest`` (400) that the app shows in the
+refuses such input with a ``InvalidInput`` (400) that the app shows in the
 reader's language, as a page or, under ``/api/``, as JSON.
 """
 
@@ -15,13 +15,12 @@ from typing import Any
 
 from flask import request
 from werkzeug.datastructures import MultiDict
-from werkzeug.exceptions import BadRequest as HttpBadRequest
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
-from ..services.errors import BadRequest
-from ..services.games import CLOCK_LIMITS
+from ..services.core.errors import InvalidInput
+from ..services.play.games import CLOCK_LIMITS
 
 #: A move number, a step of a replay: no game comes near this many moves.
 MAX_MOVE = 100_000
@@ -39,8 +38,8 @@ MAX_REPEATS = 200
 MAX_SEGMENT = 1024
 
 
-def _out_of_range(label: Any, low: float, high: float) -> BadRequest:
-    return BadRequest(
+def _out_of_range(label: Any, low: float, high: float) -> InvalidInput:
+    return InvalidInput(
         _l(
             "%(what)s: a number from %(low)s to %(high)s, please.",
             what=label,
@@ -104,7 +103,7 @@ def text(
     """A string argument of at most ``limit`` characters."""
     value = source.get(name, default)
     if len(value) > limit:
-        raise BadRequest(_l("That text is too long: at most %(limit)s characters.", limit=limit))
+        raise InvalidInput(_l("That text is too long: at most %(limit)s characters.", limit=limit))
     return value
 
 
@@ -117,7 +116,7 @@ def texts(source: MultiDict[str, str], name: str, *, limit: int = MAX_SHORT) -> 
     """A repeated argument: at most ``MAX_REPEATS`` values of at most ``limit`` characters."""
     values = source.getlist(name)
     if len(values) > MAX_REPEATS or any(len(v) > limit for v in values):
-        raise BadRequest(_l("Too many or too long values for '%(name)s'.", name=name))
+        raise InvalidInput(_l("Too many or too long values for '%(name)s'.", name=name))
     return values
 
 
@@ -129,7 +128,7 @@ def json_object() -> dict[str, Any]:
     if len(data) > MAX_JSON_BYTES:  # a chunked body has no Content-Length
         raise RequestEntityTooLarge()
     if json_depth(data) > MAX_JSON_DEPTH:
-        raise BadRequest(
+        raise InvalidInput(
             _l("That JSON is nested too deeply (at most %(depth)s levels).", depth=MAX_JSON_DEPTH)
         )
     try:
@@ -137,7 +136,7 @@ def json_object() -> dict[str, Any]:
     except (ValueError, RecursionError):
         parsed = None
     if not isinstance(parsed, dict):
-        raise BadRequest(_l('Send a JSON object, e.g. {"n": 12, "move": "camels"}.'))
+        raise InvalidInput(_l('Send a JSON object, e.g. {"n": 12, "move": "camels"}.'))
     return parsed
 
 
@@ -168,7 +167,7 @@ def json_depth(data: bytes | str) -> int:
     return deepest
 
 
-class OutOfRange(HttpBadRequest):
+class OutOfRange(BadRequest):
     """A route's number that no page has: refused while the URL is matched."""
 
     description = "out of range"

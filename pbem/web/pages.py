@@ -10,8 +10,9 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
-from ..services import computer, games, link_recovery, records
-from ..services.errors import BadRequest
+from ..services.core.errors import InvalidInput
+from ..services.play import computer, games, link_recovery
+from ..services.records import game_records
 from . import inputs
 from .client import client
 from .context import services
@@ -65,7 +66,7 @@ def create() -> Any:
             client=client(),
             player_id=_signed_in_id(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
 
@@ -90,7 +91,7 @@ def play_computer() -> Any:
             client=client(),
             player_id=_signed_in_id(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template("web/home.html", form=form, computer_error=exc.message), 400
     return redirect(url_for("pages.created", public_id=created.public_id), code=303)
 
@@ -146,7 +147,7 @@ def log_length(public_id: str) -> Response:
 
 @bp.get("/g/<public_id>/record.json")
 def record(public_id: str) -> Response:
-    data = records.export_record(services(), public_id)
+    data = game_records.export_record(services(), public_id)
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",

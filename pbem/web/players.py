@@ -14,21 +14,17 @@ from flask import Blueprint, flash, redirect, render_template, request, session,
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import ngettext, reader, shown_duration
-from ..services import (
+from ..services.accounts import (
     account_settings,
     address_change,
-    challenges,
-    computer,
     dashboard,
     erasure,
-    games,
     public_player,
-    ratings,
     sessions,
     sign_in,
 )
-from ..services import settings as seat_settings
-from ..services.errors import BadRequest, Forbidden
+from ..services.core.errors import InvalidInput, NotAllowed
+from ..services.play import challenges, computer, games, ratings, seat_settings
 from ..store.models import Player
 from ..templating import when
 from . import inputs
@@ -48,7 +44,7 @@ def signed_in() -> Player | None:
 def need_player() -> Player:
     player = signed_in()
     if player is None:
-        raise Forbidden(_l("Sign in first: enter your email address and use the link we send."))
+        raise NotAllowed(_l("Sign in first: enter your email address and use the link we send."))
     # the account's language; times in its zone, unless the browser said its own
     for_account(player.language, player.timezone)
     return player
@@ -77,7 +73,7 @@ def signin_form() -> str:
 def signin_request() -> Any:
     try:
         sign_in.request_sign_in(services(), inputs.text(request.form, "email"), client())
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template("web/signin.html", sent=False, error=exc.message), 400
     return render_template("web/signin.html", sent=True)
 
@@ -133,7 +129,7 @@ def play_computer() -> Any:
         token = computer.start_signed_in(
             services(), player.id, inputs.text(request.form, "level"), _contribution(), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("seat.view", token=token), code=303)
 
@@ -160,7 +156,7 @@ def settings() -> Any:
             timezone=inputs.optional_text(form, "timezone"),
             client=client(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     response = redirect(url_for("players.my_games", done="settings"), code=303)
     return remember(response, form.get("language"), form.get("timezone"))
@@ -174,7 +170,7 @@ def receipts() -> Any:
         seat_settings.set_player_receipts(
             services(), player.id, inputs.text(request.form, "receipts"), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("players.my_games", done="settings"), code=303)
 
@@ -190,7 +186,7 @@ def away() -> Any:
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )
-    except BadRequest:
+    except InvalidInput:
         return _me_page(400, error=_l("Say for how many days you will be away."))
     done = account_settings.away_everywhere(services(), player.id, days, client())
     for message in away_told(done, days):
@@ -277,7 +273,7 @@ def change_email() -> Any:
         address_change.request_email_change(
             services(), player.id, inputs.text(request.form, "email"), client()
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return _me_page(400, error=exc.message)
     return redirect(url_for("players.my_games", done="email"), code=303)
 
@@ -318,7 +314,7 @@ def challenge_post() -> Any:
             note=inputs.optional_text(form, "note", limit=inputs.MAX_TEXT),
             client=client(),
         )
-    except BadRequest as exc:
+    except InvalidInput as exc:
         return render_template(
             "web/challenges.html",
             error=exc.message,

@@ -8,14 +8,10 @@ own URL (``?n=37&as=0``); JavaScript only fetches those same pages faster.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
 import re
 from collections.abc import Callable
-from datetime import timedelta
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,14 +19,16 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..clock import Clock, SystemClock
 from ..config import Config
-from ..engine import RecordError, Verification, Viewer, load_record, observe, verify
-from ..engine.record import Record
+from ..engine import Viewer, observe
 from ..i18n import lazy_gettext as _l
-from ..services import audit, ratelimit, records, replay_access
-from ..services.analysis import Shown, chance_rounds
-from ..services.errors import BadRequest, NotFound, ServiceError
-from ..services.integrity import Flag
-from ..services.replay_frames import ALL, Replay, explore, from_record
+from ..services.core import limits
+from ..services.core.errors import InvalidInput, Missing, ServiceError
+from ..services.core.integrity import Flag
+from ..services.records import audit, game_records, replay_access
+from ..services.records import uploads as record_uploads
+from ..services.records.analysis import Shown, chance_rounds
+from ..services.records.replay_frames import ALL, Replay, explore
+from ..services.records.uploads import RecordFile
 from . import inputs
 from .client import client
 from .context import services
@@ -52,8 +50,8 @@ def _step(replay: Replay, default: int) -> int:
         return inputs.number(
             request.args, "n", low=0, high=inputs.MAX_MOVE, label=_l("Move"), default=default
         )
-    except BadRequest:
-        raise NotFound(_l("There is no such step.")) from None
+    except InvalidInput:
+        raise Missing(_l("There is no such step.")) from None
 
 
 def render_replay(
@@ -267,136 +265,38 @@ def _keeping() -> tuple[Config, Clock]:
     return (env.config, env.clock) if env is not None else (Config(), SystemClock())
 
 
-class Opened:
-    """A record file read, verified and replayed: what every page of it shows."""
-
-    __slots__ = ("data", "flag", "record", "replay", "report")
-
-    def __init__(self, data: bytes, record: Record, replay: Replay, report: Verification) -> None:
-        self.data = data  #: the bytes as uploaded: the download serves exactly these
-        self.record = record
-        self.replay = replay
-        self.report = report
-        self.flag = _record_flag(report, replay)
-
-
-def _record_flag(report: Verification, replay: Replay) -> Flag | None:
-    """What the pages of a record file that fails verification say: the check that broke."""
-    failure = report.first_failure
-    if failure is None:
-        return None
-    return Flag(f"{failure.name}: {failure.detail}", replay.last if replay.broken else None, True)
-
-
-def read_record(data: bytes) -> Opened:
-    """Read, verify and replay a record file; ``BadRequest`` for anything that is not one.
-
-    The loader's ``RecordError`` says what is wrong with the file. A file that makes the
-    reader itself fail (too deep for the parser, or a type the loader did not expect) is
-    refused the same way, never answered with a 500; the latter is logged, as a bug.
-    """
+def _bounded(data: bytes) -> bytes:
+    """The bytes of a record file, refused before any parser sees them if they nest
+    deeper than a record can (where the input enters, invariant 9)."""
     if inputs.json_depth(data) > RECORD_DEPTH:
-        raise BadRequest(_l("That file is not a game record: %(why)s", why="nested too deeply"))
-    try:
-        record = load_record(data)
-        report = verify(record)
-    except RecordError as exc:
-        raise BadRequest(_l("That file is not a game record: %(why)s", why=str(exc))) from None
-    except RecursionError:
-        raise BadRequest(
-            _l("That file is not a game record: %(why)s", why="nested too deeply")
-        ) from None
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        log.warning("a record file the reader could not handle", exc_info=True)
-        why = f"it could not be read ({type(exc).__name__})"
-        raise BadRequest(_l("That file is not a game record: %(why)s", why=why)) from None
-    # refuses a record without a seed (a player's view of a running game)
-    return Opened(data, record, from_record(record), report)
+        raise InvalidInput(_l("That file is not a game record: %(why)s", why="nested too deeply"))
+    return data
 
 
 def store_record(data: bytes) -> str:
-    """Keep a game's record file (it is public) under its SHA-256; return the digest.
-
-    One that fails verification is kept too, and shown as failing on every page of it:
-    someone holding a doubtful record wants to see where it breaks. One that is not a
-    record at all is refused here.
-
-    Uploads are kept ``upload_days`` (the file's time is set from the app's clock),
-    and at most ``upload_max_files`` files and ``upload_max_bytes`` in all: each
-    upload first drops what has expired, then the oldest beyond those bounds.
-    """
-    read_record(data)
+    """Keep an uploaded record file within the operator's bounds; its digest."""
     config, clock = _keeping()
-    now = clock.now().timestamp()
-    digest = hashlib.sha256(data).hexdigest()
-    folder = uploads()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{digest}.json"
-    path.write_bytes(data)
-    os.utime(path, (now, now))
-    prune_uploads(folder, config, now, keep=path)
-    return digest
+    return record_uploads.keep(uploads(), _bounded(data), config, clock.now().timestamp())
 
 
-def prune_uploads(folder: Path, config: Config, now: float, keep: Path | None = None) -> int:
-    """Delete expired uploads, then the oldest beyond the count and size bounds."""
-    oldest_kept = now - timedelta(days=config.upload_days).total_seconds()
-    files: list[tuple[float, int, Path]] = []
-    removed = 0
-    for path in folder.glob("*.json"):
-        try:
-            stat = path.stat()
-        except FileNotFoundError:  # another worker pruned it first
-            continue
-        if stat.st_mtime < oldest_kept and path != keep:
-            path.unlink(missing_ok=True)
-            removed += 1
-        else:
-            files.append((stat.st_mtime, stat.st_size, path))
-    files.sort(key=lambda f: (f[2] == keep, f[0]), reverse=True)  # the new one, then newest
-    count = total = 0
-    for _mtime, size, path in files:
-        count, total = count + 1, total + size
-        if path != keep and (count > config.upload_max_files or total > config.upload_max_bytes):
-            path.unlink(missing_ok=True)
-            removed += 1
-    return removed
-
-
-def _opened(digest: str) -> Opened:
-    """The stored record file ``digest``, read and verified (once per process: a file
-    named by its own hash never changes)."""
-    if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
-        raise NotFound(_l("There is no such record."))
-    path = uploads() / f"{digest}.json"
+def _opened(digest: str) -> RecordFile:
     config, clock = _keeping()
-    expired = clock.now().timestamp() - timedelta(days=config.upload_days).total_seconds()
-    if not path.is_file() or path.stat().st_mtime < expired:
-        raise NotFound(_l("There is no such record here (uploads are not kept forever)."))
-    return _read_stored(str(path), digest)
-
-
-@lru_cache(maxsize=16)
-def _read_stored(path: str, digest: str) -> Opened:
-    data = Path(path).read_bytes()
-    if hashlib.sha256(data).hexdigest() != digest:  # changed on disk: never shown as it
-        raise NotFound(_l("There is no such record."))
-    return read_record(data)
+    return record_uploads.kept(uploads(), digest, config, clock.now().timestamp())
 
 
 @bp.post("/records")
 def upload() -> Any:
     env = current_app.extensions.get("pbem")
     if env is not None:  # ``pbem view`` serves one person: nothing to limit
-        ratelimit.enforce(
+        limits.enforce(
             env,
             "uploads_per_client",
-            ratelimit.network(client().ip),
+            limits.network(client().ip),
             _l("Too many record files from here; try again later."),
         )
     file = request.files.get("record")
     if file is None or not file.filename:
-        raise BadRequest(_l("Choose a record file (JSON) to open."))
+        raise InvalidInput(_l("Choose a record file (JSON) to open."))
     digest = store_record(file.read(current_app.config.get("MAX_CONTENT_LENGTH") or -1))
     return redirect(url_for("replay.record_replay", digest=digest), code=303)
 
@@ -406,13 +306,13 @@ class Upload(NamedTuple):
     check (which never covers the names), and the server's own game it copies, if any."""
 
     passes: bool
-    held: records.HeldGame | None
+    held: game_records.HeldGame | None
 
 
-def _upload_of(opened: Opened) -> Upload:
+def _upload_of(opened: RecordFile) -> Upload:
     passes = opened.report.first_failure is None
     env = current_app.extensions.get("pbem")  # ``pbem view`` has no server behind it
-    held = records.held_game(env, opened.record) if passes and env is not None else None
+    held = game_records.held_game(env, opened.record) if passes and env is not None else None
     return Upload(passes, held)
 
 

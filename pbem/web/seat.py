@@ -14,8 +14,9 @@ from ..engine.views import PLACES, meant, picked
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
-from ..services import games, link_recovery, moves, records, settings
-from ..services.errors import BadRequest, Conflict, MoveRefused, ServiceError
+from ..services.core.errors import InvalidInput, MoveRefused, ServiceError, WrongState
+from ..services.play import games, link_recovery, moves, seat_settings
+from ..services.records import game_records
 from . import inputs
 from .client import client
 from .context import services
@@ -47,7 +48,7 @@ def selection_from(key: str) -> dict[str, tuple[str, ...]]:
     parts = key.split(";")
     cards: dict[str, tuple[str, ...]] = {}
     if len(parts) != len(PLACES):
-        raise BadRequest(UNREADABLE_SELECTION)
+        raise InvalidInput(UNREADABLE_SELECTION)
     for place, part in zip(PLACES, parts, strict=True):
         name, _, words = part.partition(":")
         picked_here = tuple(words.split(",")) if words else ()
@@ -56,10 +57,10 @@ def selection_from(key: str) -> dict[str, tuple[str, ...]]:
             or len(picked_here) > _MOST_PICKED
             or not _CARD_WORDS.issuperset(picked_here)
         ):
-            raise BadRequest(UNREADABLE_SELECTION)
+            raise InvalidInput(UNREADABLE_SELECTION)
         cards[place] = picked_here
     if not any(cards.values()):
-        raise BadRequest(UNREADABLE_SELECTION)
+        raise InvalidInput(UNREADABLE_SELECTION)
     return cards
 
 
@@ -180,7 +181,7 @@ def preview(token: str) -> Any:
             inputs.optional_text(request.form, "message", limit=inputs.MAX_TEXT)
         )
         result = moves.preview_move(services(), token, _n(), text, client(), language=language)
-    except (Conflict, BadRequest) as exc:
+    except (WrongState, InvalidInput) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
@@ -202,7 +203,7 @@ def move(token: str) -> Any:
             message=note,
             language=seat_language(),
         )
-    except (Conflict, BadRequest) as exc:
+    except (WrongState, InvalidInput) as exc:
         return _page(token, exc.status, error=exc)
     except MoveRefused as exc:
         return _page(token, 422, error=exc, typed=text, note=note)
@@ -231,11 +232,11 @@ def away(token: str) -> Any:
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )
-    except BadRequest:
+    except InvalidInput:
         return _page(token, 400, error=_l("Say for how many days you will be away."))
     return _act(
         token,
-        lambda: settings.set_away(services(), token, days, client()),
+        lambda: seat_settings.set_away(services(), token, days, client()),
         # an absence that already ran longer stays, and the page says so
         lambda away: "away" if away.changed else "away-kept",
     )
@@ -243,7 +244,7 @@ def away(token: str) -> Any:
 
 @bp.post("/back")
 def back(token: str) -> Any:
-    settings.come_back(services(), token, client())
+    seat_settings.come_back(services(), token, client())
     return redirect(url_for("seat.view", token=token, done="back"), code=303)
 
 
@@ -252,7 +253,9 @@ def mail(token: str) -> Any:
     mode, everywhere = inputs.text(request.form, "mode"), request.form.get("all") == "yes"
     return _act(
         token,
-        lambda: settings.set_mail_mode(services(), token, mode, client(), all_games=everywhere),
+        lambda: seat_settings.set_mail_mode(
+            services(), token, mode, client(), all_games=everywhere
+        ),
         "mail",
     )
 
@@ -263,7 +266,9 @@ def receipts(token: str) -> Any:
     chosen, everywhere = inputs.text(request.form, "receipts"), request.form.get("all") == "yes"
     return _act(
         token,
-        lambda: settings.set_receipts(services(), token, chosen, client(), all_games=everywhere),
+        lambda: seat_settings.set_receipts(
+            services(), token, chosen, client(), all_games=everywhere
+        ),
         "receipts",
     )
 
@@ -273,7 +278,7 @@ def language(token: str) -> Any:
     """The seat's language and time zone, for its pages and its mails from now on."""
     lang, zone = inputs.text(request.form, "language"), inputs.text(request.form, "timezone")
     try:
-        chosen = settings.set_reader(services(), token, lang, zone, client())
+        chosen = seat_settings.set_reader(services(), token, lang, zone, client())
     except ServiceError as exc:
         if exc.status == 403:
             raise
@@ -291,7 +296,7 @@ def reissue(token: str) -> Any:
 
 @bp.get("/export")
 def export(token: str) -> Response:
-    data = records.export_record(services(), token=token, client=client())
+    data = game_records.export_record(services(), token=token, client=client())
     return Response(
         json.dumps(data, indent=1, ensure_ascii=False) + "\n",
         mimetype="application/json",

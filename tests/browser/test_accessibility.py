@@ -14,7 +14,9 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services import analysis, challenges, identity, log
+from pbem.services.core import identity, log
+from pbem.services.play import challenges
+from pbem.services.records import analysis
 from pbem.store.models import Player
 from tests.mail.play import new_game, play, to_move, token
 from tests.web.test_players import sign_in_mail

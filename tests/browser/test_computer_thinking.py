@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import computer, games, log, moves
+from pbem.services.core import access
+from pbem.services.play import computer, games, moves
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -15,11 +16,11 @@ def _thinking(env, email: str) -> str:
     """A game against the computer where the computer is to move; the person's token."""
     created = computer.start(env, games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
     token = created.tokens[0]
-    page = games.seat_page(env, token, log.Client())
+    page = games.seat_page(env, token, access.Client())
     if not page.thinking:
         legal = games.legal_moves(env, token)
-        moves.submit_move(env, token, page.next_n, legal[0], log.Client())
-    assert games.seat_page(env, token, log.Client()).thinking
+        moves.submit_move(env, token, page.next_n, legal[0], access.Client())
+    assert games.seat_page(env, token, access.Client()).thinking
     return token
 
 

@@ -8,7 +8,9 @@ import pytest
 
 from pbem import wakeup
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import computer, games, jobs, log, moves
+from pbem.services.core import access
+from pbem.services.play import computer, games, moves
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, to_move, token
@@ -30,7 +32,7 @@ def test_the_waiting_page_shows_the_persons_move_in_place(browser, env, live_ser
         assert "Waiting for" in page.inner_text(".status")
         page.evaluate("window.stillHere = true")  # gone if the page is loaded again
         t = token(env, public_id, mover)
-        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], log.Client())
+        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], access.Client())
         page.wait_for_selector(".status.your-turn", timeout=15_000)
         assert "Your turn" in page.inner_text(".status")
         assert page.evaluate("window.stillHere") is True  # in place: no page load
@@ -100,7 +102,7 @@ def test_a_page_out_of_sight_asks_nothing_and_shows_the_move_when_looked_at(
         page.evaluate(HIDE, True)
         asked.clear()
         t = token(env, public_id, mover)
-        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], log.Client())
+        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], access.Client())
         page.wait_for_timeout(5000)  # two and a half of its intervals, had it been in sight
         assert asked == [] and "Waiting for" in page.inner_text(".status")
         past_the_hold(env)

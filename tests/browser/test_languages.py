@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 from tests.mail.play import play

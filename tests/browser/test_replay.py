@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.engine import load_record, replay_states
-from pbem.services import games, records
+from pbem.services.play import games
+from pbem.services.records import game_records
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
@@ -63,7 +64,7 @@ def test_keyboard_steps_rounds_perspective_and_help(live_server, env, page):
 def test_a_running_games_replay_sends_nothing_the_seat_could_not_see(live_server, env, page):
     public_id = new_game(env, first=0)
     play_random(env, public_id, 12)
-    record = load_record(records.operator_record(env, public_id))
+    record = load_record(game_records.operator_record(env, public_id))
     states = list(replay_states(record.seed_bytes, record.moves, record.first_player))
     secrets = {record.seed}
     for state in states:

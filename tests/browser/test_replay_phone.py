@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.conftest import screenshot
 from tests.mail.play import play, token
 from tests.web.test_replay_verdicts import _judge
@@ -54,9 +54,10 @@ def analysed(live_server, env) -> str:
     )
     public_id = games.create_game(env, seats, first_player=0).public_id
     play(env, public_id, 11)
-    from pbem.services import log, moves
+    from pbem.services.core import access
+    from pbem.services.play import moves
 
-    moves.submit_move(env, token(env, public_id, 1), 12, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, 1), 12, "resign", access.Client())
     drops = {3: 25.0, 5: 8.0, 8: 35.0, 9: 12.0}
     _judge(env, public_id, lambda n, seat: (0.66, 0.66 - drops.get(n, 0) / 100, drops.get(n, 0)))
     return public_id
@@ -107,12 +108,14 @@ def test_persian_step_buttons_point_the_way_the_page_reads(browser, live_server,
 def test_a_phone_screenshot_of_a_real_analysis(browser, live_server, env):
     """docs/screenshots/replay-analysis-phone{,-graph}.png come from here (build/screenshots):
     a game judged by the real analysis, its step with a verdict and its graph, at 390 px."""
-    from pbem.services import analysis, log, moves
+    from pbem.services.core import access, log
+    from pbem.services.play import moves
+    from pbem.services.records import analysis
     from tests.mail.play import new_game
 
     public_id = new_game(env)
     play(env, public_id, 14)
-    moves.submit_move(env, token(env, public_id, 0), 15, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, 0), 15, "resign", access.Client())
     with env.db.read() as session:
         game_id = log.game_row(session, public_id).id
     analysis.analyse_slice(env, game_id, 100)

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from pbem.services import games, log, moves
+from pbem.services.core import access
+from pbem.services.play import games, moves
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 
@@ -148,7 +149,7 @@ def test_errors_are_shown_in_place_and_change_nothing(browser, env, live_server)
         assert _moves(env, public_id) == []
         # The game moves on elsewhere (another tab): this page's preview is refused.
         token = link.rsplit("/", 1)[1]
-        moves.submit_move(env, token, 1, "camels", log.Client())
+        moves.submit_move(env, token, 1, "camels", access.Client())
         page.click("#clear")
         assert page.locator("#tray").is_hidden()
         page.locator('.market button.card[data-card="camel"]').first.click()
@@ -170,7 +171,7 @@ def test_a_confirm_refused_is_shown_beside_it(browser, env, live_server):
         page.goto(link)
         page.locator('.market button.card[data-card="camel"]').first.click()
         page.wait_for_selector(CONFIRM)
-        moves.submit_move(env, link.rsplit("/", 1)[1], 1, "camels", log.Client())
+        moves.submit_move(env, link.rsplit("/", 1)[1], 1, "camels", access.Client())
         page.click(CONFIRM)
         page.wait_for_selector("#tray .alert")
         assert "moved on" in page.inner_text("#tray .alert")

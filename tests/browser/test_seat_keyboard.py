@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.i18n import LANGUAGES
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.test_accessibility import BLOCKING, _report, _violations
 from tests.browser.test_seat_page import _link
 

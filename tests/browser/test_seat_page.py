@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pbem.i18n import LANGUAGES
-from pbem.services import games
+from pbem.services.play import games
 from tests.browser.test_seat_page import _link
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -29,8 +29,10 @@ from sqlalchemy.exc import DBAPIError
 from pbem.cli import main
 from pbem.clock import FrozenClock
 from pbem.config import Config
-from pbem.services import analysis, computer, games, log, moves
-from pbem.services.env import Env
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.play import computer, games, moves
+from pbem.services.records import analysis
 from pbem.store import migrate
 from pbem.store.copy import copy, open_engine, tables
 from pbem.store.db import Database
@@ -78,23 +80,23 @@ def instance(tmp_path_factory) -> Instance:
     env = _env(url, folder)
     finished = new_game(env)
     play(env, finished, 6)
-    moves.submit_move(env, token(env, finished, 0), 7, "resign", log.Client())
+    moves.submit_move(env, token(env, finished, 0), 7, "resign", access.Client())
     while analysis.analyse(env, 100):
         pass
     running = new_game(env, emails=("cy@example.test", "di@example.test"))
     play(env, running, 5)
-    games.seat_page(env, token(env, running, 0), log.Client())
+    games.seat_page(env, token(env, running, 0), access.Client())
     created = computer.start(
         env, games.PlayerIn("Ada", "ada@example.test"), "easy", contribution=ENTROPY
     )
     seat, rnd = games.seat_tokens(env, created.public_id)[0], random.Random(3)
     for _ in range(4):
         computer.computer_moves(env)
-        page = games.seat_page(env, seat, log.Client())
+        page = games.seat_page(env, seat, access.Client())
         if page.view.table.to_move is None:
             break
         legal = games.legal_moves(env, seat)
-        moves.submit_move(env, seat, page.next_n, rnd.choice(legal), log.Client())
+        moves.submit_move(env, seat, page.next_n, rnd.choice(legal), access.Client())
     computer.computer_moves(env)
     env.db.dispose()
     return Instance(url, finished, running, created.public_id)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.services import games, log, moves
+from pbem.services.core import access
+from pbem.services.play import games, moves
 from tests.conftest import own_database
 
 database_url, database = own_database("function")
@@ -28,7 +29,7 @@ def test_one_game_is_one_game(env):
     created = games.create_game(
         env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
     )
-    moves.resign(env, created.tokens[0], 1, log.Client())  # a finished, rated game
+    moves.resign(env, created.tokens[0], 1, access.Client())  # a finished, rated game
     shown = _cli(env, "ratings", "show")
     assert shown.count("  1 game\n") == 2 and "1 games" not in shown
     assert _cli(env, "ratings", "rebuild") == "ratings rebuilt from 1 finished game\n"

@@ -73,7 +73,8 @@ def test_bad_player_text_is_a_clear_error(cli_env):
 
 def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
     from pbem.cli_env import ready_env
-    from pbem.services import games, log, moves
+    from pbem.services.core import access
+    from pbem.services.play import games, moves
 
     run("db", "upgrade")
     created = run("new-game", "--player", "Ada <ada@example.test>", "--player", "Bo <bo@b.test>")
@@ -85,7 +86,7 @@ def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
     env = ready_env()
     seat = games.public_page(env, game_id).view.table.to_move
     assert seat is not None
-    moves.submit_move(env, games.seat_tokens(env, game_id)[seat], 1, "resign", log.Client())
+    moves.submit_move(env, games.seat_tokens(env, game_id)[seat], 1, "resign", access.Client())
     done = run("analyse", "--all")
     assert done.exit_code == 0 and f"{game_id}: analysed" in done.output
     assert run("analyse", game_id).exit_code == 0

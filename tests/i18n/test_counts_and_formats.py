@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from pbem.cli import main
 from pbem.engine.record import RECORD_FORMAT
-from pbem.services import records
+from pbem.services.records import game_records
 from tests.mail.play import new_game, play
 
 CATALOGS = Path(__file__).resolve().parents[2] / "pbem" / "translations"
@@ -38,7 +38,7 @@ def test_a_count_has_its_plural_form():
 def test_the_pages_and_the_cli_name_the_format_the_server_writes(client, env):
     public_id = new_game(env)
     play(env, public_id, 1)
-    assert records.operator_record(env, public_id)["format"] == RECORD_FORMAT
+    assert game_records.operator_record(env, public_id)["format"] == RECORD_FORMAT
     home = client.get("/?lang=en").text
     assert f"<code>{RECORD_FORMAT}," in home
     assert RECORD_FORMAT in CliRunner().invoke(main, ["export", "--help"]).output

@@ -10,7 +10,9 @@ import re
 from pbem.engine import Card, load_record, verify
 from pbem.i18n.notation import card_name, written
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import games, jobs, records
+from pbem.services.play import games
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
 from tests.mail.test_replies import reply, reply_to_of, send, state
 
@@ -40,10 +42,10 @@ def test_moves_replied_in_greek_and_ukrainian_are_recorded_canonically(
         move = rnd.choice(position.legal_moves())
         body = f"\n{written(str(move), SEATS[seat].language)}\n\n> {'-' * 20}\n> quoted\n"
         send(receiver, reply(reply_to_of(env, public_id, seat), body, SEATS[seat].email))
-        logged = records.operator_record(env, public_id)["moves"]
+        logged = game_records.operator_record(env, public_id)["moves"]
         assert len(logged) == count, mails(env, public_id)[-1].text_body
         assert logged[-1]["move"] == str(move)  # the log keeps the canonical notation
-    assert verify(load_record(records.operator_record(env, public_id))).ok
+    assert verify(load_record(game_records.operator_record(env, public_id))).ok
     assert not [m for m in mails(env, public_id) if m.kind == "refusal"]
 
     # Delivered over SMTP, each mail is in its recipient's language and says which.
@@ -72,7 +74,7 @@ def test_a_refused_reply_is_answered_in_the_player_language(smtp_env, receiver):
     address = reply_to_of(env, public_id, 0)
     send(receiver, reply(address, "πούλα 3 κρασιά", SEATS[0].email))
     send(receiver, reply(address, written(f"take {absent.word}", "el"), SEATS[0].email))
-    assert records.operator_record(env, public_id)["moves"] == []
+    assert game_records.operator_record(env, public_id)["moves"] == []
     unknown, forbidden = [m for m in mails(env, public_id) if m.kind == "refusal"]
     assert unknown.headers["Content-Language"] == "el"
     assert GREEK.search(unknown.subject)

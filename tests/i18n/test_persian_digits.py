@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import shown_number, use_reader
-from pbem.services import games
+from pbem.services.play import games
 from tests.mail.play import play
 
 PERSIAN = re.compile("[\u06f0-\u06f9]")

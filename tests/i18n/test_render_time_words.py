@@ -8,7 +8,7 @@ import re
 
 from pbem.engine import rng
 from pbem.i18n import use_reader
-from pbem.services import games
+from pbem.services.play import games
 
 
 def test_a_filter_over_a_constant_follows_each_reader(app):

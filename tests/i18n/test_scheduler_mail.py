@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import use_reader
-from pbem.services import games, jobs
+from pbem.services.play import games
+from pbem.services.scheduled import jobs
 from tests.helpers import mails
 
 HAN = re.compile(r"[\u4e00-\u9fff]")

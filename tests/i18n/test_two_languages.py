@@ -11,7 +11,7 @@ import pytest
 
 from pbem.engine import Match, load_record, replay
 from pbem.i18n.notation import written
-from pbem.services import records
+from pbem.services.records import game_records
 from tests.helpers import choose_reader, csrf_of, link_in, mails, next_n_of
 
 SEATS = (
@@ -23,7 +23,7 @@ ARABIC_SCRIPT = re.compile(r"[\u0600-\u06ff]")
 
 
 def omniscient(env, public_id) -> Match:
-    return replay(load_record(records.operator_record(env, public_id)))
+    return replay(load_record(game_records.operator_record(env, public_id)))
 
 
 def start(client, env) -> str:

@@ -24,7 +24,10 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from pbem.services import computer, games, jobs, link_recovery, log, moves, records, settings
+from pbem.services.core import access
+from pbem.services.play import computer, games, link_recovery, moves, seat_settings
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.helpers import mails
 from tests.mail.play import play, to_move, token
 from tests.web.test_replay_verdicts import _judge
@@ -136,7 +139,7 @@ def _game(env, language: str) -> str:
     )
     public_id = games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
     for seat in (0, 1):
-        settings.set_receipts(env, token(env, public_id, seat), "all", log.Client())
+        seat_settings.set_receipts(env, token(env, public_id, seat), "all", access.Client())
     play(env, public_id, 5)
     env.clock.advance(hours=25)  # a reminder
     jobs.run_clock(env)
@@ -144,11 +147,11 @@ def _game(env, language: str) -> str:
     jobs.run_clock(env)
     env.clock.advance(hours=25)  # the timeout
     jobs.run_clock(env)
-    link_recovery.request_link(env, public_id, "bo@example.test", log.Client(ip="192.0.2.9"))
+    link_recovery.request_link(env, public_id, "bo@example.test", access.Client(ip="192.0.2.9"))
     late = to_move(env, public_id)
     n = len(games.public_page(env, public_id).entries) + 1
     waiting = 1 - late if late is not None else 0
-    moves.submit_move(env, token(env, public_id, waiting), n, "claim", log.Client())
+    moves.submit_move(env, token(env, public_id, waiting), n, "claim", access.Client())
     _judge(env, public_id, lambda n, seat: (0.6, 0.6 - (n % 4) * 0.08, (n % 4) * 8.0))
     return public_id
 
@@ -211,7 +214,7 @@ def test_the_computer_is_named_in_the_readers_words(client, env, language):
     assert "Computer (normal)" not in page.text
     assert not left, "\n".join(left)
     # the record is the same for every reader: the name as stored
-    record = records.operator_record(env, created.public_id)
+    record = game_records.operator_record(env, created.public_id)
     assert [p["name"] for p in record["players"]] == ["Ada", "Computer (normal)"]
 
 

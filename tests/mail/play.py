@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from pbem.services import games, log, moves, records, settings
-from pbem.services.env import Env
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.play import games, moves, seat_settings
+from pbem.services.records import game_records
 
 
 def new_game(
@@ -41,11 +43,11 @@ def play(env: Env, public_id: str, count: int) -> None:
         if seat is None:
             return
         t = token(env, public_id, seat)
-        n = len(records.operator_record(env, public_id)["moves"]) + 1
-        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+        n = len(game_records.operator_record(env, public_id)["moves"]) + 1
+        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
 
 
 def ask_receipts(env: Env, public_id: str, receipts: str = "all") -> None:
     """Both seats ask for receipts of their own moves (by default only a mailed move gets one)."""
     for seat in (0, 1):
-        settings.set_receipts(env, token(env, public_id, seat), receipts, log.Client())
+        seat_settings.set_receipts(env, token(env, public_id, seat), receipts, access.Client())

@@ -8,9 +8,11 @@ from datetime import timedelta
 import pytest
 
 from pbem.i18n.words import tell
-from pbem.services import games, jobs, log, moves, settings
-from pbem.services.deadlines import after_running, reminders_due
-from pbem.services.errors import MoveRefused, ServiceError
+from pbem.services.core import access
+from pbem.services.core.errors import MoveRefused, ServiceError
+from pbem.services.play import games, moves, seat_settings
+from pbem.services.play.deadlines import after_running, reminders_due
+from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, link_in, mails
 from tests.mail.play import new_game, play, to_move, token
 
@@ -85,7 +87,7 @@ def test_moving_after_a_timeout_takes_the_claim_away(env):
     jobs.run_clock(env)
     play(env, public_id, 1)  # the late seat moves after all
     with pytest.raises(MoveRefused, match="only after your opponent's time has run out"):
-        moves.claim_win(env, token(env, public_id, 1), 3, log.Client())
+        moves.claim_win(env, token(env, public_id, 1), 3, access.Client())
 
 
 def test_in_a_waiting_game_a_timeout_gives_no_win(env):
@@ -93,7 +95,7 @@ def test_in_a_waiting_game_a_timeout_gives_no_win(env):
     env.clock.advance(days=1, minutes=1)
     assert run_twice(env, public_id)["timeouts"] == 1
     with pytest.raises(ServiceError, match="the game waits"):
-        moves.claim_win(env, token(env, public_id, 1), 2, log.Client())
+        moves.claim_win(env, token(env, public_id, 1), 2, access.Client())
     assert games.public_page(env, public_id).game.status == "in_progress"
     assert "the game waits" in mails(env, public_id, seat=1, kind="timeout")[0].text_body
 
@@ -101,17 +103,17 @@ def test_in_a_waiting_game_a_timeout_gives_no_win(env):
 def test_vacation_stops_the_clock_and_the_reminders(env):
     public_id = new_game(env, CLOCK, first=0)
     env.clock.advance(hours=10)
-    settings.set_away(env, token(env, public_id, 0), 2, log.Client())
+    seat_settings.set_away(env, token(env, public_id, 0), 2, access.Client())
     env.clock.advance(hours=20)  # 30 h after the start, but only 10 h of running time
     assert run_twice(env, public_id)["reminders"] == 0
     env.clock.advance(days=2)  # 78 h: back since 58 h; 30 h of running time
     done = run_twice(env, public_id)
     assert done["timeouts"] == 0 and done["reminders"] == 1
-    page = games.seat_page(env, token(env, public_id, 0), log.Client())
+    page = games.seat_page(env, token(env, public_id, 0), access.Client())
     assert page.clock.deadline == page.since + timedelta(days=5)  # 3 days + 2 away
     assert page.vacation_left == pytest.approx(8)
     with pytest.raises(ServiceError, match="at most 8 days from now"):
-        settings.set_away(env, token(env, public_id, 0), 9, log.Client())
+        seat_settings.set_away(env, token(env, public_id, 0), 9, access.Client())
     env.clock.advance(days=2, minutes=1)  # past the moved deadline
     assert run_twice(env, public_id)["timeouts"] == 1
 
@@ -119,10 +121,10 @@ def test_vacation_stops_the_clock_and_the_reminders(env):
 def test_coming_back_early_gives_the_days_back(env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 5, log.Client())
+    seat_settings.set_away(env, t, 5, access.Client())
     env.clock.advance(days=1)
-    settings.come_back(env, t, log.Client())
-    page = games.seat_page(env, t, log.Client())
+    seat_settings.come_back(env, t, access.Client())
+    page = games.seat_page(env, t, access.Client())
     assert page.away_until is None
     assert page.vacation_left == pytest.approx(9)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem.clock import as_utc
-from pbem.services import games, jobs
+from pbem.services.play import games
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, play
@@ -70,14 +71,15 @@ def test_a_waiting_game_keeps_reminding_of_the_same_move_after_the_timeout(env):
 
 
 def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
-    from pbem.services import log, settings
+    from pbem.services.core import access
+    from pbem.services.play import seat_settings
     from tests.mail.play import token
 
     public_id = new_game(env, CLOCK, first=0)
     start = env.clock.now()
     run_days(env, 2.5)  # 60 h: warned at 48 h of the 72 h deadline
     (first,) = mails(env, public_id, seat=0, kind="deadline_warning")
-    settings.set_away(env, token(env, public_id, 0), 2, log.Client())
+    seat_settings.set_away(env, token(env, public_id, 0), 2, access.Client())
     # back at 108 h with 12 h of running time left, less than the warning's lead: topped up
     # to the lead, so the deadline moves to 132 h and is warned of a whole day before it
     run_days(env, 2)
@@ -85,7 +87,7 @@ def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
     assert len(warnings) == 2
     moved = warnings[1]
     assert moved.text_body != first.text_body
-    page = games.seat_page(env, token(env, public_id, 0), log.Client())
+    page = games.seat_page(env, token(env, public_id, 0), access.Client())
     assert page.clock.deadline == start + timedelta(hours=132)
     assert as_utc(moved.created_at) == start + timedelta(hours=108)  # as the seat came back
     run_days(env, 1)  # to the timeout: the moved deadline is warned of once
@@ -94,12 +96,13 @@ def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
 
 
 def test_time_away_before_the_warning_moves_it_and_warns_once(env):
-    from pbem.services import log, settings
+    from pbem.services.core import access
+    from pbem.services.play import seat_settings
     from tests.mail.play import token
 
     public_id = new_game(env, CLOCK, first=0)
     run_days(env, 1)
-    settings.set_away(env, token(env, public_id, 0), 1, log.Client())
+    seat_settings.set_away(env, token(env, public_id, 0), 1, access.Client())
     run_days(env, 4)
     assert len(mails(env, public_id, seat=0, kind="deadline_warning")) == 1
     assert len(mails(env, public_id, seat=0, kind="timeout")) == 1

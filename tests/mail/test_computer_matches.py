@@ -17,7 +17,9 @@ from pbem.cli import main
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services import computer, games, jobs, records
+from pbem.services.play import computer, games
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, Player
 from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port
@@ -58,7 +60,7 @@ def _finished_and_checked(env, smtp_server, public_id: str, email: str, tmp_path
     with env.db.read() as session:
         person = session.scalars(select(Player).where(Player.email == email)).one()
         assert person.rated_games == 0
-    record = records.export_record(env, public_id)
+    record = game_records.export_record(env, public_id)
     assert record["players"][1]["name"].startswith("Computer (")
     path = tmp_path / f"{public_id}.json"
     path.write_text(json.dumps(record), encoding="utf-8")
@@ -141,7 +143,7 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
                 port, [str(original["Reply-To"])], _reply(greek, original, email), email
             )
             assert answers[0].startswith("250") and answers[-1].startswith("250"), answers
-            logged = records.operator_record(env, created.public_id)["moves"]
+            logged = game_records.operator_record(env, created.public_id)["moves"]
             assert len(logged) == before + 1, greek
             assert logged[-1]["move"] == canonical, greek
         else:
@@ -153,6 +155,6 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
 
 
 def _client():
-    from pbem.services.log import Client
+    from pbem.services.core.access import Client
 
     return Client(user_agent="test")

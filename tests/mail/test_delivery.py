@@ -9,7 +9,9 @@ from click.testing import CliRunner
 
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
-from pbem.services import games, jobs, link_recovery, log, moves, settings
+from pbem.services.core import access
+from pbem.services.play import games, link_recovery, moves, seat_settings
+from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
 
@@ -37,10 +39,10 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     clock = env.clock
     public_id = new_game(env, games.GameClock(days_per_move=3))
     # a receipt of a web move only when asked for: Ada asks for every one
-    settings.set_receipts(env, token(env, public_id, 0), "all", log.Client())
+    seat_settings.set_receipts(env, token(env, public_id, 0), "all", access.Client())
     play(env, public_id, 3)  # your_turn, and Ada's receipts
     seat = to_move(env, public_id)
-    link_recovery.request_link(env, public_id, "ada@example.test", log.Client(ip="10.0.0.1"))
+    link_recovery.request_link(env, public_id, "ada@example.test", access.Client(ip="10.0.0.1"))
     clock.advance(hours=25)  # a reminder
     jobs.run_clock(env)
     clock.advance(hours=24)  # the deadline warning (never in the same run as a reminder)
@@ -49,7 +51,7 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     jobs.run_clock(env)
     rows = len(mails(env, public_id))
     n = len(games.public_page(env, public_id).entries) + 1
-    moves.claim_win(env, token(env, public_id, 1 - seat), n, log.Client())  # game over
+    moves.claim_win(env, token(env, public_id, 1 - seat), n, access.Client())  # game over
     assert deliver_all(env) >= rows
 
     kinds = {m.kind for m in mails(env, public_id)}
@@ -168,7 +170,7 @@ def test_outbox_command_lists_and_retries_failed_mail(smtp_env, smtp_server, mon
 def test_digest_seats_get_one_daily_mail_instead_of_each_turn(env):
     public_id = new_game(env)
     for seat in (0, 1):
-        settings.set_mail_mode(env, token(env, public_id, seat), "digest", log.Client())
+        seat_settings.set_mail_mode(env, token(env, public_id, seat), "digest", access.Client())
     before = len(mails(env, public_id))
     play(env, public_id, 2)
     assert len(mails(env, public_id)) == before  # no per-turn mail

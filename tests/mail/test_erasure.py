@@ -12,7 +12,11 @@ from __future__ import annotations
 from sqlalchemy import MetaData, select
 
 from pbem.mail.delivery import BACKOFF, SmtpBackend
-from pbem.services import address_change, games, jobs, log, moves, ratings, records
+from pbem.services.accounts import address_change
+from pbem.services.core import access
+from pbem.services.play import games, moves, ratings
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import OutboxMessage, Player
 from tests.helpers import csrf_of, past_the_hold
 from tests.mail.play import play, to_move, token
@@ -63,7 +67,7 @@ def _signed_up(env, client) -> int:
     sign_in(client, env, OLD)
     with env.db.read() as session:
         player = session.scalars(select(Player).where(Player.email == OLD)).one()
-    address_change.request_email_change(env, player.id, EMAIL, log.Client(ip="198.51.100.7"))
+    address_change.request_email_change(env, player.id, EMAIL, access.Client(ip="198.51.100.7"))
     link = SIGN_IN.search(sign_in_mail(env, EMAIL.lower())[-1].text_body).group(1)
     confirm = client.get(link)
     client.post(link, data={"csrf_token": csrf_of(confirm.text)}, environ_base=fresh_ip())
@@ -79,18 +83,18 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     # her uses of her link, one of them a move mailed in (its user agent is her address)
     mine = token(env, running, 0)
     moves.submit_move(
-        env, mine, 1, games.legal_moves(env, mine)[0], log.Client("203.0.113.7", SENDER)
+        env, mine, 1, games.legal_moves(env, mine)[0], access.Client("203.0.113.7", SENDER)
     )
     play(env, running, 1)
     play(env, finished, 6)
     last = to_move(env, finished)
-    moves.submit_move(env, token(env, finished, last), 7, "resign", log.Client())
+    moves.submit_move(env, token(env, finished, last), 7, "resign", access.Client())
     assert games.public_page(env, finished).game.status == "finished"
     assert deliver_all(env) > 0
     # the relay goes down: her next move's mail to Bo is written, fails and waits
     smtp_server.stop()
     mine = token(env, running, 0)
-    moves.submit_move(env, mine, 3, games.legal_moves(env, mine)[0], log.Client("203.0.113.7"))
+    moves.submit_move(env, mine, 3, games.legal_moves(env, mine)[0], access.Client("203.0.113.7"))
     third = _new_game(env, email=EMAIL)  # its invitations wait too: Bo's names her
     env.clock.advance(hours=25)
     assert jobs.run_clock(env).reminders  # Bo's reminder in the running game names her
@@ -127,7 +131,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     assert third in " ".join(m.as_string() for m in after_outage)
     assert found_anywhere(env.db.engine, TRACES) == []
     for public_id in (finished, running):
-        assert records.verify_game(env, public_id).ok
+        assert game_records.verify_game(env, public_id).ok
         assert [m["hash"] for m in load(env, public_id)["moves"]] == [
             m["hash"] for m in before[public_id]["moves"]
         ]
@@ -141,7 +145,7 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
 
 
 def load(env, public_id: str) -> dict:
-    return records.operator_record(env, public_id)
+    return game_records.operator_record(env, public_id)
 
 
 def test_the_sent_mails_to_an_erased_player_keep_their_id_kind_and_time(smtp_env, client):
@@ -180,7 +184,7 @@ def test_an_address_asked_for_and_never_confirmed_stays_its_owners(smtp_env, cli
     env = smtp_env
     olga = "olga@example.test"
     player_id = _signed_up(env, client)
-    address_change.request_email_change(env, player_id, olga, log.Client(ip="198.51.100.8"))
+    address_change.request_email_change(env, player_id, olga, access.Client(ip="198.51.100.8"))
     other = app.test_client()
     sign_in(other, env, olga)
     deliver_all(env)

@@ -19,9 +19,11 @@ from pbem.engine.names import BadName, clean_name, sanitized
 from pbem.mail import headers, outbox
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
-from pbem.services import account_settings, games, jobs
-from pbem.services.errors import BadRequest
-from pbem.services.log import Client
+from pbem.services.accounts import account_settings
+from pbem.services.core.access import Client
+from pbem.services.core.errors import InvalidInput
+from pbem.services.play import games
+from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
 from tests.helpers import mails
@@ -78,7 +80,7 @@ ODD_BUT_FINE = [
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_a_hostile_name_is_refused_where_a_game_is_created(env, name):
     before = _counts(env)
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         games.create_game(
             env,
             (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn(name, "bo@example.test")),
@@ -153,7 +155,7 @@ def test_settings_refuse_a_hostile_display_name(env, name):
     public_id = new_game(env)
     with env.db.read() as session:
         owner = session.scalars(select(Player.id).where(Player.email == "ada@example.test")).one()
-    with pytest.raises(BadRequest) as refused:
+    with pytest.raises(InvalidInput) as refused:
         account_settings.update_settings(
             env, owner, name=name, mail_mode="each", language="en", timezone="UTC", client=Client()
         )

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import games, moves, replies
-from pbem.services.log import Client
+from pbem.services.core.access import Client
+from pbem.services.play import games, moves, replies
 from pbem.store.models import AccessLog, InboundMail, OutboxMessage
 from tests.mail.play import new_game, token
 from tests.mail.test_replies import reply, reply_to_of

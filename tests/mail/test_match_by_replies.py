@@ -22,7 +22,9 @@ from sqlalchemy import func, select
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services import games, jobs, records
+from pbem.services.play import games
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.helpers import past_the_hold, reply_headers
 from tests.mail.conftest import free_port
@@ -224,11 +226,11 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
             canonical = _pick(rnd, legal)
             language = players[seat][1]
             move_text = written(canonical, language)
-            before = len(records.operator_record(env, public_id)["moves"])
+            before = len(game_records.operator_record(env, public_id)["moves"])
             raw = _reply(turn, move_text, original, env.seat_url(tokens[seat]), emails[seat])
             answers = lmtp_exchange(port, [str(original["Reply-To"])], raw, emails[seat])
             assert answers[0].startswith("250") and answers[-1].startswith("250"), answers
-            logged = records.operator_record(env, public_id)["moves"]
+            logged = game_records.operator_record(env, public_id)["moves"]
             style = STYLES[turn % len(STYLES)][0]
             assert len(logged) == before + 1, (style, move_text, _why_refused(env))
             assert logged[-1]["move"] == canonical, (style, move_text)

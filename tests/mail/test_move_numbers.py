@@ -13,8 +13,10 @@ import re
 
 import pytest
 
-from pbem.services import games, jobs, log, moves, replies, settings
-from pbem.services.errors import Conflict
+from pbem.services.core import access
+from pbem.services.core.errors import WrongState
+from pbem.services.play import games, moves, replies, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token
@@ -80,7 +82,7 @@ def test_the_late_move_is_the_move_its_reminders_named(env, client):
 
 def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
     public_id = _timed_out_at_move_2(env)
-    moves.claim_win(env, token(env, public_id, 0), 3, log.Client())
+    moves.claim_win(env, token(env, public_id, 0), 3, access.Client())
     for seat in (0, 1):
         (over,) = mails(env, public_id, seat=seat, kind="game_over")
         assert "(move 2: " in over.text_body and "(move 3: " not in over.text_body
@@ -90,7 +92,7 @@ def test_the_claim_and_the_game_over_mail_name_the_move_that_timed_out(env):
 
 def test_a_digest_after_a_timeout_names_the_move_it_waits_for(env):
     public_id = _timed_out_at_move_2(env)
-    settings.set_mail_mode(env, token(env, public_id, 1), "digest", log.Client())
+    seat_settings.set_mail_mode(env, token(env, public_id, 1), "digest", access.Client())
     env.clock.advance(days=1)
     jobs.send_digests(env)
     from sqlalchemy import select
@@ -172,7 +174,7 @@ def test_a_reply_to_any_mail_of_the_owed_move_plays_it_after_the_timeout(env, ki
 def test_a_page_or_an_api_call_made_before_the_timeout_still_plays_the_move(env, client):
     public_id = new_game(env, WAITS, first=0)
     t = token(env, public_id, 0)
-    form_n = games.seat_page(env, t, log.Client()).next_n
+    form_n = games.seat_page(env, t, access.Client()).next_n
     assert form_n == 1
     run_days(env, 4)
     assert [e.move for e in games.public_page(env, public_id).entries] == ["timeout"]
@@ -190,8 +192,8 @@ def test_a_page_or_an_api_call_made_before_the_timeout_still_plays_the_move(env,
     assert done.status_code == 201, done.json
     assert done.json["n"] == 2  # the record's entry number stays the contract
     # a move made is not across a timeout: the form of move 1 is spent now
-    with pytest.raises(Conflict):
-        moves.submit_move(env, token(env, public_id, 1), 1, "camels", log.Client())
+    with pytest.raises(WrongState):
+        moves.submit_move(env, token(env, public_id, 1), 1, "camels", access.Client())
 
 
 def test_after_a_timeout_and_two_moves_a_your_turn_mail_and_the_api_agree(env, client):

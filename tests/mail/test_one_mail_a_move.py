@@ -10,9 +10,11 @@ from email.utils import make_msgid
 
 import pytest
 
-from pbem.services import games, log, moves, records, replies, settings
-from pbem.services.errors import BadRequest
-from pbem.services.game_mails import untold
+from pbem.services.core import access
+from pbem.services.core.errors import InvalidInput
+from pbem.services.mailing.game_mails import untold
+from pbem.services.play import games, moves, replies, seat_settings
+from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game, to_move, token
 from tests.mail.test_written_when_sent import play_out
@@ -32,8 +34,8 @@ def web_move(env, public_id: str) -> int:
     """The seat to move plays its first legal move on the web; the seat that moved."""
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
-    n = len(records.operator_record(env, public_id)["moves"]) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+    n = len(game_records.operator_record(env, public_id)["moves"]) + 1
+    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
     return seat
 
 
@@ -56,7 +58,7 @@ def reply_move(env, public_id: str) -> int:
 def test_a_whole_match_on_default_settings_sends_one_mail_a_move(env):
     public_id = new_game(env)
     play_out(env, public_id, random.Random(11))
-    record = records.operator_record(env, public_id)
+    record = game_records.operator_record(env, public_id)
     count = len(record["moves"])
     assert count > 20
     counted = kinds(env, public_id)
@@ -90,28 +92,28 @@ def test_receipts_can_be_turned_on_and_off(reply_env):
     env = reply_env
     public_id = new_game(env)
     ada = token(env, public_id, 0)
-    settings.set_receipts(env, ada, "all", log.Client())
+    seat_settings.set_receipts(env, ada, "all", access.Client())
     assert web_move(env, public_id) == 0  # on: a web move too
     web_move(env, public_id)
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
-    settings.set_receipts(env, ada, "none", log.Client())
+    seat_settings.set_receipts(env, ada, "none", access.Client())
     assert reply_move(env, public_id) == 0  # off: not even a mailed move
     web_move(env, public_id)
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
-    settings.set_receipts(env, ada, "replies", log.Client())  # the default again
+    seat_settings.set_receipts(env, ada, "replies", access.Client())  # the default again
     web_move(env, public_id)
     web_move(env, public_id)
     assert reply_move(env, public_id) == 0
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1, 7]
     assert mails(env, public_id, seat=1, kind="receipt") == []  # Bo's setting is his own
-    with pytest.raises(BadRequest):
-        settings.set_receipts(env, ada, "sometimes", log.Client())
+    with pytest.raises(InvalidInput):
+        seat_settings.set_receipts(env, ada, "sometimes", access.Client())
 
 
 def test_receipts_for_all_games_of_an_address(env):
     first, second = new_game(env), new_game(env)
     ada = token(env, first, 0)
-    assert settings.set_receipts(env, ada, "all", log.Client(), all_games=True) >= 2
+    assert seat_settings.set_receipts(env, ada, "all", access.Client(), all_games=True) >= 2
     web_move(env, second)
     assert len(mails(env, second, seat=0, kind="receipt")) == 1
     web_move(env, first)
@@ -120,7 +122,7 @@ def test_receipts_for_all_games_of_an_address(env):
 
 def test_a_round_end_no_mail_told_comes_in_the_next_your_turn():
     """``untold``: the other seat's round-ending moves, and the round one's own move ended."""
-    from pbem.services.played import Entry
+    from pbem.services.core.replayed import Entry
 
     def entry(n, seat, ended=None, move="take gold"):
         return Entry(n, n, seat, "x", move, None, None, "web", "h", None, ended)
@@ -142,7 +144,7 @@ def test_a_digest_seat_that_mails_a_move_in_gets_its_receipt(reply_env):
     """No per-turn mail on the digest, but a move mailed in is answered, as a refusal is."""
     env = reply_env
     public_id = new_game(env)
-    settings.set_mail_mode(env, token(env, public_id, 0), "digest", log.Client())
+    seat_settings.set_mail_mode(env, token(env, public_id, 0), "digest", access.Client())
     assert reply_move(env, public_id) == 0  # Ada replies to her invitation
     assert [m.about_n for m in mails(env, public_id, seat=0, kind="receipt")] == [1]
     web_move(env, public_id)
@@ -153,7 +155,7 @@ def test_a_player_away_from_the_page_gets_every_your_turn_after_the_hold(env, sm
     """The hold (``PBEM_TURN_MAIL_HOLD``) drops a mail only when the seat's page showed its
     move: players who never open their pages get one mail a move, each a few minutes late."""
     from pbem.mail.delivery import SmtpBackend
-    from pbem.services import jobs
+    from pbem.services.scheduled import jobs
 
     env.config = env.config.with_(mail_backend="smtp", smtp_port=smtp_server.port)
     env.config = env.config.with_(smtp_host="127.0.0.1")

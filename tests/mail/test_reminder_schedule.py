@@ -10,8 +10,10 @@ from itertools import pairwise
 import pytest
 
 from pbem.clock import as_utc
-from pbem.services import games, jobs, log, settings
-from pbem.services.deadlines import WARNING_LEAD, warning_lead
+from pbem.services.core import access
+from pbem.services.play import games, seat_settings
+from pbem.services.play.deadlines import WARNING_LEAD, warning_lead
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, token
@@ -70,9 +72,9 @@ def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_
     run_hours(env, 19)  # warned at 12 h: 12 h before the deadline at 24 h
     assert sent_at(env, public_id, "deadline_warning") == [start + timedelta(hours=12)]
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 1, log.Client())  # 5 h of running time left
+    seat_settings.set_away(env, t, 1, access.Client())  # 5 h of running time left
     run_hours(env, 24)  # back at 43 h
-    page = games.seat_page(env, t, log.Client())
+    page = games.seat_page(env, t, access.Client())
     assert page.clock.deadline == start + timedelta(hours=43 + 12)  # the whole lead, not 5 h
     warnings = sent_at(env, public_id, "deadline_warning")
     assert warnings == [start + timedelta(hours=12), start + timedelta(hours=43)]
@@ -85,10 +87,10 @@ def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_
     t2 = token(env, second, 0)
     begun = env.clock.now()
     run_hours(env, 20)
-    settings.set_away(env, t2, 0.5, log.Client())  # back at 32 h with 12 h left
+    seat_settings.set_away(env, t2, 0.5, access.Client())  # back at 32 h with 12 h left
     run_hours(env, 22)  # at 42 h: 2 h left
-    settings.set_away(env, t2, 0.5, log.Client())  # back at 54 h: still 2 h left
-    clock_now = games.seat_page(env, t2, log.Client()).clock
+    seat_settings.set_away(env, t2, 0.5, access.Client())  # back at 54 h: still 2 h left
+    clock_now = games.seat_page(env, t2, access.Client()).clock
     assert clock_now.deadline == begun + timedelta(hours=56)
 
 

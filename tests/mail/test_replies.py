@@ -13,7 +13,8 @@ from sqlalchemy import select
 from pbem.engine import load_record, replay, verify
 from pbem.mail.inbound import split_reply
 from pbem.receiver import ReceiverController
-from pbem.services import games, records, replies
+from pbem.services.play import games, replies
+from pbem.services.records import game_records
 from pbem.store.models import MoveRow
 from tests.helpers import mails
 from tests.mail.conftest import free_port
@@ -61,12 +62,12 @@ def reply_to_of(env, public_id: str, seat: int) -> str:
 
 
 def log_of(env, public_id: str) -> list[MoveRow]:
-    data = records.operator_record(env, public_id)
+    data = game_records.operator_record(env, public_id)
     return data["moves"]
 
 
 def state(env, public_id):
-    return replay(load_record(records.operator_record(env, public_id)))
+    return replay(load_record(game_records.operator_record(env, public_id)))
 
 
 @pytest.mark.slow
@@ -89,7 +90,7 @@ def test_a_whole_game_played_by_email_replies_alone(smtp_env, receiver):
         count += 1
         assert len(log_of(env, public_id)) == count, mails(env, public_id)[-1].text_body
         assert count < 1000
-    record = records.operator_record(env, public_id)
+    record = game_records.operator_record(env, public_id)
     assert verify(load_record(record)).ok
     with env.db.read() as session:
         rows = session.scalars(select(MoveRow).where(MoveRow.hash == record["moves"][0]["hash"]))

@@ -18,8 +18,8 @@ import pytest
 
 from pbem.config import Config
 from pbem.mail.inbound import parse_inbound, split_reply
-from pbem.services import games, moves, notes, replies
-from pbem.services.log import Client
+from pbem.services.core.access import Client
+from pbem.services.play import games, moves, notes, replies
 from tests.helpers import mails
 from tests.mail.play import new_game, token
 

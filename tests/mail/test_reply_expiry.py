@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.receiver import ReceiverController
-from pbem.services import games, link_recovery, moves, replies
-from pbem.services.log import Client
+from pbem.services.core.access import Client
+from pbem.services.play import games, link_recovery, moves, replies
 from pbem.store.models import Game, InboundMail, OutboxMessage
 from tests.mail.conftest import free_port
 from tests.mail.play import new_game, token

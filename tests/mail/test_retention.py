@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import audit, games, jobs, log, moves, retention
-from pbem.services.privacy import browser_family, mask_ip
+from pbem.services.core import access
+from pbem.services.core.privacy import browser_family, mask_ip
+from pbem.services.play import games, moves
+from pbem.services.records import audit
+from pbem.services.scheduled import jobs, retention
 from pbem.store.models import AccessLog, OutboxMessage, SignInLink
 from tests.helpers import past_the_hold
 from tests.mail.play import new_game, play, to_move, token
@@ -19,7 +22,7 @@ SAFARI = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
     "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
 )
-CLIENTS = (log.Client("203.0.113.7", FIREFOX), log.Client("2001:db8:1:2::7", SAFARI))
+CLIENTS = (access.Client("203.0.113.7", FIREFOX), access.Client("2001:db8:1:2::7", SAFARI))
 
 
 def _sent(env, public_id: str) -> list[OutboxMessage]:
@@ -83,11 +86,11 @@ def test_sent_mails_keep_their_words_for_the_period_then_only_what_audit_needs(e
 
 
 def games_record(env, public_id: str) -> list[dict]:
-    from pbem.services import records
+    from pbem.services.records import game_records
 
     return [
         {"n": i + 1, "hash": m["hash"]}
-        for i, m in enumerate(records.operator_record(env, public_id)["moves"])
+        for i, m in enumerate(game_records.operator_record(env, public_id)["moves"])
     ]
 
 
@@ -176,7 +179,7 @@ def test_the_job_works_in_short_transactions_and_a_move_goes_in_between(env):
             seat = to_move(env, public_id)
             t = token(env, public_id, seat)
             n = len(games_record(env, public_id)) + 1
-            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
 
     event.listen(Session, "after_commit", after_commit)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.helpers import mails
 from tests.mail.play import play
 

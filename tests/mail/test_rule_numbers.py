@@ -39,7 +39,7 @@ def test_the_invitation_template_writes_no_rule_number_of_its_own(suffix):
 @pytest.mark.parametrize("waiting", [False, True])
 def test_the_invitation_says_the_engines_numbers(env, waiting):
     """Also while the game waits for its players, when the mail has no view of a hand."""
-    from pbem.services import games
+    from pbem.services.play import games
 
     if waiting:
         created = games.create_game(

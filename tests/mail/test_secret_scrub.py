@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem import redact
-from pbem.services import challenges, games, moves, replies
-from pbem.services.log import Client
+from pbem.services.core.access import Client
+from pbem.services.play import challenges, games, moves, replies
 from pbem.store.models import AccessLog, InboundMail, OutboxMessage, Player
 from tests.mail.play import new_game, token
 from tests.mail.test_replies import reply, reply_to_of

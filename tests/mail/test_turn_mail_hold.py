@@ -5,7 +5,9 @@ a person, is not mailed each move; one who is away still gets one mail a move.""
 from __future__ import annotations
 
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import computer, games, jobs, log, moves
+from pbem.services.core import access
+from pbem.services.play import computer, games, moves
+from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, mails, next_n_of
 from tests.mail.play import new_game, to_move, token
 
@@ -20,7 +22,7 @@ def web_move(env, public_id: str) -> int:
     """The seat to move plays its first legal move; returns the move's number."""
     t = token(env, public_id, to_move(env, public_id))
     n = len(games.public_page(env, public_id).entries) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], log.Client())
+    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
     return n
 
 
@@ -183,8 +185,8 @@ def test_a_computer_game_started_from_my_games_mails_nothing_its_page_showed(
     jobs.send_digests(env)
     assert _digests_to(env, address) == []
     # not looked at since it became their turn again: the next day's digest counts it
-    page = games.seat_page(env, t, log.Client())
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], log.Client())
+    page = games.seat_page(env, t, access.Client())
+    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
     computer.computer_moves(env)
     _to_digest_hour(env)
     jobs.send_digests(env)

@@ -13,7 +13,9 @@ from sqlalchemy import select
 
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
-from pbem.services import games, jobs, log, moves
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import mails, past_the_hold
@@ -128,7 +130,7 @@ def play_out(env, public_id: str, rnd: random.Random) -> None:
         t = token(env, public_id, seat)
         n = len(games.public_page(env, public_id).entries) + 1
         move = rnd.choice(games.legal_moves(env, t))
-        moves.submit_move(env, t, n, move, log.Client())
+        moves.submit_move(env, t, n, move, access.Client())
 
 
 @pytest.mark.slow  # a whole match

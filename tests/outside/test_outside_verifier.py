@@ -714,9 +714,9 @@ class Server:
         self.env, self.client = env, client
 
     def start(self) -> WebGame:
-        from pbem.services import ratelimit
+        from pbem.services.core import limits
 
-        ratelimit.forget_all(self.env)  # many games from one address in one test
+        limits.forget_all(self.env)  # many games from one address in one test
         home = self.client.get("/")
         response = self.client.post(
             "/",
@@ -787,8 +787,8 @@ def server(database_url, database, tmp_path_factory) -> Server:
     """The app of tests/conftest.py, once for this module."""
     from pbem.clock import FrozenClock
     from pbem.config import Config
-    from pbem.services import ratelimit
-    from pbem.services.env import Env
+    from pbem.services.core import limits
+    from pbem.services.core.env import Env
     from pbem.web import create_app
 
     config = Config(
@@ -799,7 +799,7 @@ def server(database_url, database, tmp_path_factory) -> Server:
         base_url="http://pbem.test",
     )
     env = Env(config=config, db=database, clock=FrozenClock())
-    ratelimit.forget_all(env)
+    limits.forget_all(env)
     app = create_app(env=env)
     app.config["TESTING"] = True
     return Server(env, app.test_client())

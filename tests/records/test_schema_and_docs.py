@@ -31,7 +31,10 @@ from pbem.engine import (
 )
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
-from pbem.services import games, jobs, log, moves, records
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from tests.mail.play import new_game, token
 from tests.web.test_replay import to_move
 
@@ -69,13 +72,13 @@ def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> Non
         t, legal = to_move(env, tokens)
         if t is None:
             return
-        n = games.seat_page(env, t, log.Client()).next_n
-        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
+        n = games.seat_page(env, t, access.Client()).next_n
+        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
         done += 1
 
 
 def next_n(env, public_id: str) -> int:
-    return len(records.operator_record(env, public_id)["moves"]) + 1
+    return len(game_records.operator_record(env, public_id)["moves"]) + 1
 
 
 # ------------------------------------------------------------ the server's exports
@@ -104,13 +107,13 @@ def test_a_finished_match_matches_the_schema(client, env, finished):
     assert data["result"]["status"] == "finished"
     assert "resigned" not in data["result"] and "claimed" not in data["result"]
     assert all("position" in m for m in data["moves"])
-    valid(records.operator_record(env, finished))
+    valid(game_records.operator_record(env, finished))
 
 
 def test_a_resigned_game_matches_the_schema(client, env):
     public_id = new_game(env, first=0)
     play_on(env, public_id, 5)
-    moves.resign(env, token(env, public_id, 0), next_n(env, public_id), log.Client())
+    moves.resign(env, token(env, public_id, 0), next_n(env, public_id), access.Client())
     data = client.get(f"/g/{public_id}/record.json").get_json()
     valid(data)
     assert data["moves"][-1]["move"] == "resign" and data["moves"][-1]["seat"] == 0
@@ -121,7 +124,7 @@ def test_a_game_claimed_on_timeout_matches_the_schema(client, env):
     public_id = new_game(env, CLOCK, first=0)
     env.clock.advance(days=3, minutes=1)
     jobs.run_clock(env)
-    moves.claim_win(env, token(env, public_id, 1), 2, log.Client())
+    moves.claim_win(env, token(env, public_id, 1), 2, access.Client())
     data = client.get(f"/g/{public_id}/record.json").get_json()
     valid(data)
     assert [(m["move"], m["seat"]) for m in data["moves"]] == [("timeout", 0), ("claim", 1)]
@@ -133,7 +136,7 @@ def test_a_running_games_seat_export_matches_the_schema(client, env, running):
     valid(data)
     assert data["chain_start"] == jaipur_chain_start(data)
     assert data["seed"] is None and "result" not in data and data["view"]["seat"] == 0
-    valid(records.operator_record(env, running))  # the operator's copy, seed and all
+    valid(game_records.operator_record(env, running))  # the operator's copy, seed and all
 
 
 def test_every_evidence_file_matches_the_schema(client, env, finished, running):
@@ -176,14 +179,14 @@ def test_the_demo_games_records_match_the_schema(monkeypatch, tmp_path, database
     demo_env = _env()
     try:
         seat_token = games.seat_tokens(demo_env, public_id)[0]
-        valid(records.export_record(demo_env, token=seat_token))
-        valid(records.operator_record(demo_env, public_id))
+        valid(game_records.export_record(demo_env, token=seat_token))
+        valid(game_records.operator_record(demo_env, public_id))
     finally:
         demo_env.db.dispose()
 
 
 def test_the_schema_refuses_what_no_record_holds(env, finished):
-    good = records.operator_record(env, finished)
+    good = game_records.operator_record(env, finished)
     valid(good)
 
     def changed(path: list[Any], value: Any) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def env(own_database, config):
     and games made on the frozen clock's day would be days late to them (a scheduler
     timed them out while the test waited for their other mail)."""
     from pbem.clock import SystemClock
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.store.db import Database
 
     db = Database(own_database)

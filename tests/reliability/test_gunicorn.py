@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services import games, records
+from pbem.services.play import games
+from pbem.services.records import game_records
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 
@@ -37,7 +38,7 @@ def test_several_workers_serve_one_game_and_log_no_token(gunicorn, env):
         done = call(base, "/api/seat/moves", token, {"n": n, "move": legal[0]})
         assert done["n"] == n
         urllib.request.urlopen(f"{base}/s/{token}", timeout=10).read()
-    assert verify(load_record(records.operator_record(env, created.public_id))).ok
+    assert verify(load_record(game_records.operator_record(env, created.public_id))).ok
     end = time.monotonic() + 10  # gunicorn writes its access log after it answers
     while "/s/[token]" not in (text := log.read_text()) and time.monotonic() < end:
         time.sleep(0.05)

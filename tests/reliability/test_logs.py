@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store.models import OutboxMessage
 from tests.mail.conftest import free_port
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store.db import is_sqlite
 from tests.helpers import mails
 from tests.mail.conftest import Collector, SmtpServer
@@ -314,7 +314,8 @@ def _wait_until(condition: Callable[[], object], timeout: float) -> None:
 def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, start):
     """`pbem scheduler` with the computer's job every hour: only the wake-up (NOTIFY and
     LISTEN on PostgreSQL, the short poll on SQLite) can answer the person's move in time."""
-    from pbem.services import computer, log, moves
+    from pbem.services.core import access
+    from pbem.services.play import computer, moves
 
     created = computer.start(
         env, games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)
@@ -323,12 +324,12 @@ def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, st
     start("pbem-scheduler-w", PBEM_COMPUTER_EVERY="3600", PBEM_COMPUTER_SWEEP_EVERY="3600")
     # the computer's first move if it starts (its first run), or the person's turn at once
     end = time.time() + 40
-    while not (page := games.seat_page(env, t, log.Client())).view.my_turn:
+    while not (page := games.seat_page(env, t, access.Client())).view.my_turn:
         assert time.time() < end, "the scheduler did not start"
         time.sleep(0.2)
     time.sleep(2)  # the first runs are over: from now on only a wake-up plays
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], log.Client())
+    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
     moved = time.time()
-    while not games.seat_page(env, t, log.Client()).view.my_turn:
+    while not games.seat_page(env, t, access.Client()).view.my_turn:
         assert time.time() - moved < 10, "no answer: the wake-up did not wake the job"
         time.sleep(0.05)

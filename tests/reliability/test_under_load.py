@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from pbem.engine import load_record, verify
-from pbem.services import games, records
+from pbem.services.play import games
+from pbem.services.records import game_records
 from pbem.store.db import is_sqlite
 from pbem.store.models import Game, MoveRow, OutboxMessage
 from tests.reliability.driver import play
@@ -57,7 +58,7 @@ def _check(env, created: list[games.CreatedGame]) -> dict[str, int]:
             assert mail == 2 + len(ns) + over, (c.public_id, mail, len(ns))
             moves[c.public_id] = len(ns)
     for c in created:
-        report = verify(load_record(records.operator_record(env, c.public_id)))
+        report = verify(load_record(game_records.operator_record(env, c.public_id)))
         assert report.ok, (c.public_id, report.first_failure)
     return moves
 

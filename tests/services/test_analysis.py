@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import analysis, log, moves, records
-from pbem.services.errors import Forbidden
+from pbem.services.core import access, log
+from pbem.services.core.errors import NotAllowed
+from pbem.services.play import moves
+from pbem.services.records import analysis, game_records
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
 from tests.conftest import own_database
@@ -32,7 +34,7 @@ def _finished(env, count: int = 6) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
     seat = count % 2  # seat 0 began
-    moves.submit_move(env, token(env, public_id, seat), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, seat), count + 1, "resign", access.Client())
     return public_id
 
 
@@ -40,12 +42,12 @@ def test_a_running_game_has_no_analysis_at_all(env):
     public_id = new_game(env)
     play(env, public_id, 4)
     assert _shown(env, public_id) is None
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotAllowed):
         analysis.public_analysis(env, public_id)
     analysis.analyse(env, 100)
     with env.db.read() as session:
         assert analysis_rows.of_game(session, _game_id(env, public_id)) is None
-    with pytest.raises(Forbidden, match="still running"):
+    with pytest.raises(NotAllowed, match="still running"):
         analysis.recompute(env, [public_id])
 
 
@@ -78,7 +80,7 @@ def test_the_job_judges_a_finished_game_a_slice_at_a_time(env):
     assert data["status"] == "done" and len(data["moves"]) == 7
     assert set(data["counts"]["0"]) == {"inaccuracy", "mistake", "blunder"}
     # kept apart from the game's record
-    assert "analysis" not in records.export_record(env, public_id)
+    assert "analysis" not in game_records.export_record(env, public_id)
 
 
 @pytest.mark.slow  # a whole match searched or judged: seconds on its own

@@ -12,8 +12,10 @@ from sqlalchemy import select
 
 from pbem import ai
 from pbem.engine import Match, parse_move, rng
-from pbem.services import computer, games, jobs, log, moves, ratings
-from pbem.services.errors import BadRequest, Forbidden, ServiceError
+from pbem.services.core import access
+from pbem.services.core.errors import InvalidInput, NotAllowed, ServiceError
+from pbem.services.play import computer, games, moves, ratings
+from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage, Player
 
 ENTROPY = bytes(range(32))
@@ -41,12 +43,12 @@ def play_out(env, token: str, seed: int = 1, *, stop_after: int | None = None) -
     rnd, made = random.Random(seed), 0
     while True:
         computer.computer_moves(env)
-        page = games.seat_page(env, token, log.Client())
+        page = games.seat_page(env, token, access.Client())
         assert not page.thinking  # one run of the job answered
         if page.view.table.to_move is None or (stop_after is not None and made >= stop_after):
             return made
         legal = games.legal_moves(env, token)
-        moves.submit_move(env, token, page.next_n, rnd.choice(legal), log.Client())
+        moves.submit_move(env, token, page.next_n, rnd.choice(legal), access.Client())
         made += 1
 
 
@@ -70,7 +72,7 @@ def test_signed_in_start_deals_at_once_with_the_public_contribution(env):
 
 def test_the_home_page_start_waits_for_the_person_to_accept_from_their_mail(env):
     created = computer.start(
-        env, person("home@example.test"), "normal", client=log.Client("10.9.0.1")
+        env, person("home@example.test"), "normal", client=access.Client("10.9.0.1")
     )
     assert not game_of(env, created.public_id).dealt
     with env.db.read() as session:
@@ -83,12 +85,12 @@ def test_the_home_page_start_waits_for_the_person_to_accept_from_their_mail(env)
             )
         ]
     assert kinds == [("invitation", "home@example.test")]
-    assert games.accept(env, created.tokens[0], ENTROPY, log.Client()) is True
+    assert games.accept(env, created.tokens[0], ENTROPY, access.Client()) is True
     assert game_of(env, created.public_id).dealt
 
 
 def test_a_level_must_be_one_of_the_three(env):
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         computer.start(env, person(), "grandmaster", contribution=ENTROPY)
 
 
@@ -115,14 +117,14 @@ def test_a_whole_match_the_computer_moving_through_the_use_case(env):
         ada = session.scalars(select(Player).where(Player.email == "whole@example.test")).one()
         assert ada.rated_games == 0
     # the record names the computer as a player, and verifies
-    from pbem.services import records
+    from pbem.services.records import game_records
 
-    record = records.export_record(env, created.public_id)
+    record = game_records.export_record(env, created.public_id)
     assert [p["name"] for p in record["players"]] == ["Ada", "Computer (easy)"]
     from pbem.engine import load_record, verify
 
     assert verify(load_record(record)).ok
-    assert records.verify_game(env, created.public_id).ok
+    assert game_records.verify_game(env, created.public_id).ok
 
 
 @pytest.mark.slow  # a whole match searched or judged: seconds on its own
@@ -149,10 +151,10 @@ def test_each_computer_move_is_reproducible_from_the_seed_and_its_view(env):
 def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
     created = computer.start(env, person("links@example.test"), "easy", contribution=ENTROPY)
     bot_token = created.tokens[1]
-    with pytest.raises(Forbidden):
-        games.seat_page(env, bot_token, log.Client())
-    with pytest.raises(Forbidden):
-        moves.submit_move(env, bot_token, 1, "take camels", log.Client(), source="api")
+    with pytest.raises(NotAllowed):
+        games.seat_page(env, bot_token, access.Client())
+    with pytest.raises(NotAllowed):
+        moves.submit_move(env, bot_token, 1, "take camels", access.Client(), source="api")
     game = game_of(env, created.public_id)
 
     def seat_opener(which: int):
@@ -162,7 +164,7 @@ def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
 
         return opener
 
-    first = games.seat_page(env, created.tokens[0], log.Client())
+    first = games.seat_page(env, created.tokens[0], access.Client())
     n = first.next_n
     to_move = first.view.table.to_move
     legal = parse_move(games.legal_moves(env, created.tokens[0])[0]) if to_move == 0 else None
@@ -172,7 +174,7 @@ def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
                 env,
                 seat_opener(which),
                 n,
-                log.Client(),
+                access.Client(),
                 source,
                 lambda _s, m: legal or m.legal_moves()[0],
                 None,
@@ -219,36 +221,36 @@ def test_a_run_plays_at_most_its_limit_and_the_sweep_finds_older_games(env, cloc
     ]
     computer.computer_moves(env)  # whoever the computer starts, it has moved
     for created in made:  # each person moves once
-        page = games.seat_page(env, created.tokens[0], log.Client())
+        page = games.seat_page(env, created.tokens[0], access.Client())
         moves.submit_move(
             env,
             created.tokens[0],
             page.next_n,
             games.legal_moves(env, created.tokens[0])[0],
-            log.Client(),
+            access.Client(),
         )
     clock.advance(hours=1)  # older than the quick job's window: only the sweep sees them
     assert computer.computer_moves(env).moves == 0
     assert computer.computer_moves(env, recent=None, limit=3).moves == 3
     assert computer.computer_moves(env, recent=None).moves == 1
     for created in made:
-        assert not games.seat_page(env, created.tokens[0], log.Client()).thinking
+        assert not games.seat_page(env, created.tokens[0], access.Client()).thinking
 
 
 def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
     created = computer.start(env, person("rematch@example.test"), "strong", contribution=ENTROPY)
-    with pytest.raises(BadRequest):
-        computer.again(env, created.tokens[0], ENTROPY, log.Client())
+    with pytest.raises(InvalidInput):
+        computer.again(env, created.tokens[0], ENTROPY, access.Client())
     computer.computer_moves(env)
     moves.resign(
         env,
         created.tokens[0],
-        games.seat_page(env, created.tokens[0], log.Client()).next_n,
-        log.Client(),
+        games.seat_page(env, created.tokens[0], access.Client()).next_n,
+        access.Client(),
     )
-    token = computer.again(env, created.tokens[0], None, log.Client())
-    assert computer.again(env, created.tokens[0], None, log.Client()) == token
-    page = games.seat_page(env, token, log.Client())
+    token = computer.again(env, created.tokens[0], None, access.Client())
+    assert computer.again(env, created.tokens[0], None, access.Client()) == token
+    page = games.seat_page(env, token, access.Client())
     assert page.game.computer == (1, "strong")
     assert page.game.public_id != created.public_id
 
@@ -257,12 +259,12 @@ def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkey
     waiting = []
     for _ in range(2):
         token = computer.start(env, person(), "easy", contribution=ENTROPY).tokens[0]
-        page = games.seat_page(env, token, log.Client())
+        page = games.seat_page(env, token, access.Client())
         if page.view.table.to_move == 0:  # the person begins: one move, then it is the computer's
             legal = games.legal_moves(env, token)
-            moves.submit_move(env, token, page.next_n, legal[0], log.Client())
+            moves.submit_move(env, token, page.next_n, legal[0], access.Client())
         waiting.append(token)
-    broken = games.seat_page(env, waiting[0], log.Client()).game.public_id
+    broken = games.seat_page(env, waiting[0], access.Client()).game.public_id
     real = computer.ai.play
 
     def play(match, *args):
@@ -273,5 +275,5 @@ def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkey
     monkeypatch.setattr(computer.ai, "play", play)
     report = computer.computer_moves(env, recent=None, limit=100)
     assert report.failed == 1 and report
-    assert games.seat_page(env, waiting[0], log.Client()).view.table.to_move == 1  # still owed
-    assert games.seat_page(env, waiting[1], log.Client()).view.table.to_move == 0  # answered
+    assert games.seat_page(env, waiting[0], access.Client()).view.table.to_move == 1  # still owed
+    assert games.seat_page(env, waiting[1], access.Client()).view.table.to_move == 0  # answered

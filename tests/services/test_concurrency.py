@@ -10,8 +10,10 @@ import threading
 
 from sqlalchemy import func, select
 
-from pbem.services import games, log, moves, records
-from pbem.services.errors import Conflict
+from pbem.services.core import access
+from pbem.services.core.errors import WrongState
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.store.models import Game, MoveRow
 
 
@@ -30,8 +32,8 @@ def _race(env, token: str, texts: list[str], n: int = 1) -> list[object]:
     def submit(i: int) -> None:
         barrier.wait()
         try:
-            results[i] = moves.submit_move(env, token, n, texts[i], log.Client())
-        except Conflict as exc:
+            results[i] = moves.submit_move(env, token, n, texts[i], access.Client())
+        except WrongState as exc:
             results[i] = exc
 
     threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(texts))]
@@ -54,12 +56,12 @@ def test_racing_duplicates_record_exactly_one_move(env):
         legal = games.legal_moves(env, token)
         results = _race(env, token, [legal[0], legal[-1], legal[0], legal[len(legal) // 2]])
         done = [r for r in results if isinstance(r, moves.MoveDone)]
-        refused = [r for r in results if isinstance(r, Conflict)]
+        refused = [r for r in results if isinstance(r, WrongState)]
         assert len(done) == 1 and len(refused) == 3, results
         assert all("moved on" in r.message for r in refused)
         rows = _moves(env, public_id)
         assert len(rows) == 1 and rows[0].move == done[0].move
-        assert records.verify_game(env, public_id).ok
+        assert game_records.verify_game(env, public_id).ok
 
 
 def test_a_duplicate_insert_fails_on_the_unique_key(env):
@@ -68,7 +70,7 @@ def test_a_duplicate_insert_fails_on_the_unique_key(env):
     from sqlalchemy.exc import IntegrityError
 
     public_id, token = _new_game(env)
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], log.Client())
+    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
     row = _moves(env, public_id)[0]
     with pytest.raises(IntegrityError), env.db.write() as session:
         session.add(

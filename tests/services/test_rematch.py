@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import challenges, games, log
+from pbem.services.core import access
+from pbem.services.play import challenges, games
 from pbem.store import games as game_rows
 from tests.mail.play import new_game
 from tests.web.test_replay import play_random
@@ -17,7 +18,7 @@ def test_a_rematch_asked_for_at_the_same_moment_is_the_one_the_other_player_made
     public_id = new_game(env, first=0)
     play_random(env, public_id)
     t0, t1 = games.seat_tokens(env, public_id)
-    theirs = challenges.rematch(env, t1, None, log.Client())
+    theirs = challenges.rematch(env, t1, None, access.Client())
     found = game_rows.rematch_of
     reads = []
 
@@ -26,7 +27,7 @@ def test_a_rematch_asked_for_at_the_same_moment_is_the_one_the_other_player_made
         return None if len(reads) == 1 else found(session, game_id)
 
     monkeypatch.setattr(game_rows, "rematch_of", not_yet)
-    assert challenges.rematch(env, t0, None, log.Client()) == theirs
+    assert challenges.rematch(env, t0, None, access.Client()) == theirs
     assert len(reads) == 2  # the read before, and the one after the refusal
 
 
@@ -60,7 +61,7 @@ def test_a_game_stored_before_todays_rules_still_gets_its_rematch(env):
         game = game_rows.by_public_id(session, public_id)
         session.get(Seat, game.seats[1].id).name = "x@evil.example, \uff1cy\uff1e"
         session.get(Game, game.id).reminder_every_hours = 1
-    new_id = challenges.rematch(env, games.seat_tokens(env, public_id)[0], None, log.Client())
+    new_id = challenges.rematch(env, games.seat_tokens(env, public_id)[0], None, access.Client())
     with env.db.read() as session:
         new = game_rows.by_public_id(session, new_id)
         assert new.reminder_every_hours == games.CLOCK_LIMITS["reminder_every_hours"].low

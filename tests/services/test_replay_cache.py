@@ -1,4 +1,5 @@
-"""The per-process replay cache (services/played.py): never authoritative, and cheap when current.
+"""The per-process replay cache (services/core/replayed.py): never authoritative, and cheap
+when current.
 
 Two ``Env`` objects on one database stand for two web workers, each with a cache
 of its own, so a move made through one is a move the other has not seen.
@@ -12,8 +13,9 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from pbem.engine import replay_moves
-from pbem.services import games, log, moves
-from pbem.services.env import Env
+from pbem.services.core import access, log
+from pbem.services.core.env import Env
+from pbem.services.play import games, moves
 
 
 @contextmanager
@@ -45,8 +47,8 @@ def _move(env: Env, tokens: list[str]) -> None:
     for token in tokens:
         legal = games.legal_moves(env, token)
         if legal:
-            page = games.seat_page(env, token, log.Client())
-            moves.submit_move(env, token, page.next_n, legal[-1], log.Client())
+            page = games.seat_page(env, token, access.Client())
+            moves.submit_move(env, token, page.next_n, legal[-1], access.Client())
             return
     raise AssertionError("nobody could move")
 
@@ -57,7 +59,7 @@ def test_workers_taking_turns_each_see_the_whole_log(env: Env):
     for i in range(12):
         _move((env, other)[i % 3 == 0], tokens)
         for worker in (env, other):
-            page = games.seat_page(worker, tokens[0], log.Client())
+            page = games.seat_page(worker, tokens[0], access.Client())
             with worker.db.read() as session:
                 game, _ = log.authenticate(worker, session, tokens[0])
                 rows = log.log_rows(session, game)
@@ -73,9 +75,9 @@ def test_a_current_cache_reads_no_log_rows(env: Env):
     _, tokens = _new_game(env)
     for _ in range(5):
         _move(env, tokens)
-    games.seat_page(env, tokens[0], log.Client())  # the cache now ends at the last move
+    games.seat_page(env, tokens[0], access.Client())  # the cache now ends at the last move
     with statements(env) as seen:
-        page = games.seat_page(env, tokens[1], log.Client())
+        page = games.seat_page(env, tokens[1], access.Client())
     assert page.next_n == 6
     assert reads_of_the_log(seen) == []
 
@@ -85,10 +87,10 @@ def test_a_move_by_another_worker_is_read_from_where_the_cache_ends(env: Env):
     _, tokens = _new_game(env)
     for _ in range(4):
         _move(env, tokens)
-    games.seat_page(other, tokens[0], log.Client())
+    games.seat_page(other, tokens[0], access.Client())
     _move(env, tokens)  # move 5, which ``other`` has not seen
     with statements(other) as seen:
-        page = games.seat_page(other, tokens[0], log.Client())
+        page = games.seat_page(other, tokens[0], access.Client())
     assert page.next_n == 6
     (read,) = reads_of_the_log(seen)
     assert "moves.n >=" in read  # from its last known move on, not the whole log

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from pbem.services import games, log, moves
-from pbem.services.env import Env
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.play import games, moves
 from pbem.store.db import is_sqlite
 from tests.services.test_replay_cache import _move, _new_game, statements
 
@@ -50,7 +51,7 @@ def a_move_to_make(env: Env) -> tuple[str, int, str]:
     """The token of the seat to move in a game one move old, the move's number, a move."""
     _, tokens = _new_game(env)
     _move(env, tokens)
-    page = games.seat_page(env, tokens[0], log.Client())
+    page = games.seat_page(env, tokens[0], access.Client())
     token = tokens[0] if page.view.my_turn else tokens[1]
     return token, page.next_n, games.legal_moves(env, token)[0]
 
@@ -58,7 +59,7 @@ def a_move_to_make(env: Env) -> tuple[str, int, str]:
 def test_a_move_is_one_select_and_three_inserts(env: Env):
     token, n, move = a_move_to_make(env)
     with statements(env) as seen:
-        moves.submit_move(env, token, n, move, log.Client())
+        moves.submit_move(env, token, n, move, access.Client())
     assert kinds(seen) == [
         "SELECT games",
         "INSERT moves",
@@ -71,9 +72,9 @@ def test_a_seat_page_is_one_select_and_the_access_log(env: Env):
     _, tokens = _new_game(env)
     for _ in range(3):
         _move(env, tokens)
-    games.seat_page(env, tokens[0], log.Client())
+    games.seat_page(env, tokens[0], access.Client())
     with statements(env) as seen:
-        page = games.seat_page(env, tokens[1], log.Client())
+        page = games.seat_page(env, tokens[1], access.Client())
     assert page.next_n == 4
     assert kinds(seen) == ["SELECT games", "INSERT access_log"]
 
@@ -112,7 +113,7 @@ def test_on_postgresql_a_move_is_two_round_trips(env: Env):
     """BEGIN with the game's SELECT, then the three INSERTs with the COMMIT."""
     token, n, move = a_move_to_make(env)
     with round_trips(env) as count:
-        moves.submit_move(env, token, n, move, log.Client())
+        moves.submit_move(env, token, n, move, access.Client())
     assert count == [2]
 
 
@@ -120,25 +121,25 @@ def test_on_postgresql_a_seat_page_is_two_round_trips(env: Env):
     """The game's SELECT, then the access-log INSERT (no transaction around them)."""
     _, tokens = _new_game(env)
     _move(env, tokens)
-    games.seat_page(env, tokens[1], log.Client())
+    games.seat_page(env, tokens[1], access.Client())
     with round_trips(env) as count:
-        games.seat_page(env, tokens[1], log.Client())
+        games.seat_page(env, tokens[1], access.Client())
     assert count == [2]
 
 
 def test_on_postgresql_a_move_against_the_computer_is_two_round_trips_with_its_notify(env: Env):
     """The NOTIFY that wakes the scheduler (store/wakeup.py) goes unanswered with the
     INSERTs, and its answer comes with the COMMIT's: no round trip of its own."""
-    from pbem.services import computer
+    from pbem.services.play import computer
 
     created = computer.start(
         env, games.PlayerIn("Ada", "rt@example.test"), "easy", contribution=bytes(32)
     )
     computer.computer_moves(env)
     token = created.tokens[0]
-    page = games.seat_page(env, token, log.Client())
+    page = games.seat_page(env, token, access.Client())
     move = games.legal_moves(env, token)[0]
     with round_trips(env) as count, statements(env) as seen:
-        moves.submit_move(env, token, page.next_n, move, log.Client())
+        moves.submit_move(env, token, page.next_n, move, access.Client())
     assert count == [2]
     assert [s for s in seen if s.startswith("NOTIFY")] == ["NOTIFY pbem_computer"]

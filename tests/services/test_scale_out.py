@@ -12,7 +12,7 @@ from sqlalchemy import select, text, update
 
 from pbem.clock import FrozenClock
 from pbem.leadership import Lease, prepare
-from pbem.services import jobs
+from pbem.services.scheduled import jobs
 from pbem.store.db import Database, DatabaseUnavailable, Fenced, is_sqlite
 from pbem.store.models import SchedulerLease
 from tests.helpers import mails

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import log, moves, records
-from pbem.services.errors import ServiceError
+from pbem.services.core import access
+from pbem.services.core.errors import ServiceError
+from pbem.services.play import moves
+from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
 
@@ -14,7 +16,9 @@ from tests.mail.play import new_game, token
 def test_a_typed_timeout_is_refused_and_logs_nothing(env, source):
     public_id = new_game(env, first=0)
     with pytest.raises(ServiceError, match="server's clock"):
-        moves.submit_move(env, token(env, public_id, 0), 1, "timeout", log.Client(), source=source)
+        moves.submit_move(
+            env, token(env, public_id, 0), 1, "timeout", access.Client(), source=source
+        )
     with pytest.raises(ServiceError, match="server's clock"):
-        moves.preview_move(env, token(env, public_id, 0), 1, "timeout", log.Client())
-    assert records.operator_record(env, public_id)["moves"] == []
+        moves.preview_move(env, token(env, public_id, 0), 1, "timeout", access.Client())
+    assert game_records.operator_record(env, public_id)["moves"] == []

@@ -11,8 +11,11 @@ from sqlalchemy import select, text
 
 from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
-from pbem.services import games, jobs, log, moves, records
-from pbem.services.env import Env
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import past_the_hold
@@ -35,8 +38,8 @@ def _play(env, count: int) -> str:
         for token in games.seat_tokens(env, created.public_id):
             legal = games.legal_moves(env, token)
             if legal:
-                n = games.seat_page(env, token, log.Client()).next_n
-                moves.submit_move(env, token, n, legal[0], log.Client())
+                n = games.seat_page(env, token, access.Client()).next_n
+                moves.submit_move(env, token, n, legal[0], access.Client())
                 break
     return created.public_id
 
@@ -44,7 +47,7 @@ def _play(env, count: int) -> str:
 def test_a_tampered_log_is_flagged_on_every_page(own_env):
     env = own_env
     public_id = _play(env, 6)
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
 
     # an attacker with database access drops the trigger and rewrites move 3
     with env.db.write() as session:
@@ -56,7 +59,7 @@ def test_a_tampered_log_is_flagged_on_every_page(own_env):
             text("UPDATE moves SET at = :at WHERE n = 3"), {"at": "2030-01-01 00:00:00"}
         )
     env.cache = type(env.cache)()  # a fresh process: nothing remembered
-    report = records.verify_game(env, public_id)
+    report = game_records.verify_game(env, public_id)
     assert not report.ok
     assert report.first_bad_move == 3
     page = games.public_page(env, public_id)
@@ -67,7 +70,7 @@ def test_a_tampered_log_is_flagged_on_every_page(own_env):
 
 def test_verify_of_a_sound_game_passes(env):
     public_id = _play(env, 4)
-    report = records.verify_game(env, public_id)
+    report = game_records.verify_game(env, public_id)
     assert report.ok
     assert [c.name for c in report.checks] == [
         "format",

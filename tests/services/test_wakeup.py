@@ -10,8 +10,9 @@ import time
 import pytest
 
 from pbem import wakeup
-from pbem.services import computer, games, log, moves
-from pbem.services.errors import MoveRefused
+from pbem.services.core import access
+from pbem.services.core.errors import MoveRefused
+from pbem.services.play import computer, games, moves
 from pbem.store import wakeup as signals
 from pbem.store.db import is_sqlite
 from tests.conftest import own_database
@@ -26,13 +27,13 @@ def persons_turn(env, email: str) -> tuple[str, str]:
     created = computer.start(env, games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
     t = created.tokens[0]
     computer.computer_moves(env)  # the computer's first move, if it starts
-    assert games.seat_page(env, t, log.Client()).view.my_turn
+    assert games.seat_page(env, t, access.Client()).view.my_turn
     return created.public_id, t
 
 
 def a_move(env, t: str) -> None:
-    page = games.seat_page(env, t, log.Client())
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], log.Client())
+    page = games.seat_page(env, t, access.Client())
+    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
 
 
 def test_the_persons_move_wakes_the_listener(env):
@@ -49,7 +50,7 @@ def test_the_computer_starting_a_game_wakes_the_listener(env):
             created = computer.start(
                 env, games.PlayerIn("Ada", f"start{i}@example.test"), "easy", contribution=bytes(32)
             )
-            if games.seat_page(env, created.tokens[0], log.Client()).thinking:
+            if games.seat_page(env, created.tokens[0], access.Client()).thinking:
                 assert listener.wait(10)
                 return
             listener.wait(0.3)  # SQLite: nothing; PostgreSQL: nothing was sent
@@ -66,11 +67,11 @@ def test_on_postgresql_only_the_computers_turn_is_told(env):
     with signals.listening(env.db) as listener:
         seat = to_move(env, public_id)
         people = token(env, public_id, seat)
-        moves.submit_move(env, people, 1, games.legal_moves(env, people)[0], log.Client())
+        moves.submit_move(env, people, 1, games.legal_moves(env, people)[0], access.Client())
         assert not listener.wait(0.5)  # between two people
-        page = games.seat_page(env, t, log.Client())
+        page = games.seat_page(env, t, access.Client())
         with pytest.raises(MoveRefused):
-            moves.submit_move(env, t, page.next_n, "sell 9 diamond", log.Client())
+            moves.submit_move(env, t, page.next_n, "sell 9 diamond", access.Client())
         assert not listener.wait(0.5)  # refused: nothing committed
         a_move(env, t)
         assert listener.wait(10)
@@ -132,5 +133,5 @@ def test_the_scheduler_plays_the_computers_move_at_once_not_at_its_interval(env,
         took = time.perf_counter() - started
     finally:
         scheduler.shutdown(wait=True)
-    assert games.seat_page(env, t, log.Client()).view.my_turn
+    assert games.seat_page(env, t, access.Client()).view.my_turn
     assert took < 10  # the benchmark measures it: well under a second on an idle machine

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import text
 
-from pbem.services import log, moves
+from pbem.services.core import access, log
+from pbem.services.play import moves
 from pbem.store import analyses, migrate
 from pbem.store.db import Database, table_names
 from tests.mail.play import new_game, token
@@ -32,7 +33,7 @@ def test_0013_adds_the_analysis_tables_and_goes_down_again(fresh_database):
 
 def _finished(env) -> int:
     public_id = new_game(env)
-    moves.submit_move(env, token(env, public_id, 0), 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, 0), 1, "resign", access.Client())
     with env.db.read() as session:
         return log.game_row(session, public_id).id
 

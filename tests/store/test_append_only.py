@@ -24,22 +24,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from pbem.mail.delivery import ConsoleBackend
-from pbem.services import (
-    analysis,
-    games,
-    jobs,
-    log,
-    moves,
-    ratelimit,
-    ratings,
-    records,
-    replies,
-    retention,
-)
-from pbem.services import settings as seat_settings
-from pbem.services.env import Env
-from pbem.services.errors import Conflict
-from pbem.services.link_recovery import reissue_link
+from pbem.services.core import access, limits
+from pbem.services.core.env import Env
+from pbem.services.core.errors import WrongState
+from pbem.services.play import games, moves, ratings, replies, seat_settings
+from pbem.services.play.link_recovery import reissue_link
+from pbem.services.records import analysis, game_records
+from pbem.services.scheduled import jobs, retention
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import AccessLog, Base, Game, MoveRow
@@ -81,7 +72,7 @@ def _played(env: Env) -> Logged:
         env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
     )
     token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], log.Client())
+    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
     return _stored(env.db.engine, created.public_id)
 
 
@@ -93,11 +84,11 @@ def _stored(engine: Engine, public_id: str) -> Logged:
         move = c.execute(
             text(f"SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = :g"), {"g": game_id}
         ).one()
-        access = c.execute(
+        access_row = c.execute(
             text(f"SELECT {ACCESS_COLUMNS} FROM access_log WHERE game_id = :g ORDER BY id LIMIT 1"),
             {"g": game_id},
         ).one()
-    return Logged(game_id, dict(move._mapping), dict(access._mapping))
+    return Logged(game_id, dict(move._mapping), dict(access_row._mapping))
 
 
 def _unchanged(engine: Engine, before: Logged) -> None:
@@ -281,13 +272,13 @@ def test_a_move_that_meets_an_existing_n_is_told_the_game_has_moved_on(env):
 
     event.listen(env.db.engine, "before_cursor_execute", sneak_in_first)
     try:
-        with pytest.raises(Conflict, match="moved on"):
-            moves.submit_move(env, token, 1, legal[0], log.Client())
+        with pytest.raises(WrongState, match="moved on"):
+            moves.submit_move(env, token, 1, legal[0], access.Client())
     finally:
         event.remove(env.db.engine, "before_cursor_execute", sneak_in_first)
     assert sneaked
     assert not games.public_page(env, created.public_id).entries
-    done = moves.submit_move(env, token, 1, legal[0], log.Client())  # and it can go on
+    done = moves.submit_move(env, token, 1, legal[0], access.Client())  # and it can go on
     assert done.n == 1
 
 
@@ -376,7 +367,7 @@ def app_env(pg_roles, config, clock) -> Iterator[Env]:
     """The services as the application runs them in production: as the granted role."""
     db = Database(pg_roles.app_url)
     env = Env(config=config.with_(database_url=pg_roles.app_url), db=db, clock=clock)
-    ratelimit.forget_all(env)
+    limits.forget_all(env)
     yield env
     db.dispose()
 
@@ -395,16 +386,16 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     ).public_id
     play_random(env, public_id)
     assert games.public_page(env, public_id).game.status == "finished"
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
 
     running = games.create_game(
         env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
     ).public_id
     play_random(env, running, 5)
     token = games.seat_tokens(env, running)[0]
-    seat_settings.set_away(env, token, 2, log.Client())
-    seat_settings.come_back(env, token, log.Client())
-    reissue_link(env, token, log.Client())
+    seat_settings.set_away(env, token, 2, access.Client())
+    seat_settings.come_back(env, token, access.Client())
+    reissue_link(env, token, access.Client())
     jobs.run_clock(env)
     while jobs.deliver_mail(env, ConsoleBackend(io.StringIO())):
         pass
@@ -416,7 +407,7 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     )
     assert outcome.outcome == "ignored"
     ratings.rebuild(env)
-    ratelimit.purge(env)
+    limits.purge(env)
     env.clock.advance(days=env.config.retention.client_days + 1)  # the retention job's work
     assert retention.run(env, batch=5).access
     # the analysis of finished games: the job's first slice, and a game computed again
@@ -424,7 +415,7 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
         env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
     ).public_id
     first = games.public_page(env, short).view.table.to_move
-    moves.submit_move(env, games.seat_tokens(env, short)[first], 1, "resign", log.Client())
+    moves.submit_move(env, games.seat_tokens(env, short)[first], 1, "resign", access.Client())
     assert analysis.analyse(env, 2).moves == 2
     assert analysis.recompute(env, [short]) == [short]
     assert analysis.recompute(env, [short]) == [short]

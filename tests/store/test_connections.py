@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store import postgresql
 from pbem.store.access_log import INSERT as INSERT_ACCESS
 from pbem.store.db import Database, DatabaseUnavailable, is_sqlite
@@ -76,7 +76,7 @@ def test_a_connection_just_used_is_not_pinged_so_a_cut_fails_once_then_heals(
 def test_a_lost_connection_answers_503_in_words_and_the_next_request_is_served(
     own_db, database_url, config, clock, monkeypatch
 ):
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.web import create_app
 
     monkeypatch.setattr(postgresql, "PING_IDLE_AFTER", 3600.0)

@@ -9,20 +9,23 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from pbem.clock import as_utc
 from pbem.mail.outbox import message
-from pbem.services import challenges as challenge_service
-from pbem.services import games as game_service
-from pbem.services import log, moves
-from pbem.services import outbox as outbox_service
-from pbem.services.identity import player_for
+from pbem.services.core import access
+from pbem.services.core.identity import player_for
+from pbem.services.mailing import outbox_admin as outbox_service
+from pbem.services.play import challenges as challenge_service
+from pbem.services.play import games as game_service
+from pbem.services.play import moves
 from pbem.store import access_log, games, move_log
 from pbem.store import challenges as challenge_rows
 from pbem.store import outbox as outbox_store
 from pbem.store import players as player_rows
 from pbem.store import ratings as rating_rows
 from pbem.store import seats as seat_rows
+from pbem.store.models import AccessLog
 from pbem.store.move_log import LogRow, MovedOn
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pbem"
@@ -157,7 +160,7 @@ def test_the_status_filters_pick_running_and_finished_games(env):
     running = game_service.create_game(env, players, first_player=0)
     over = game_service.create_game(env, players, first_player=0)
     waiting = game_service.create_game(env, players, await_players=True)
-    moves.resign(env, over.tokens[0], 1, log.Client())
+    moves.resign(env, over.tokens[0], 1, access.Client())
     with env.db.write() as session:
         ids = {}
         for created in (running, over, waiting):
@@ -341,7 +344,7 @@ def test_only_the_store_builds_sql():
         p for p in sorted(PACKAGE.rglob("*.py")) if "store" not in p.relative_to(PACKAGE).parts[:1]
     ]
     checked = {p.relative_to(PACKAGE).as_posix() for p in outside}
-    assert {"leadership.py", "scheduler.py", "services/games.py", "web/seat.py"} <= checked
+    assert {"leadership.py", "scheduler.py", "services/play/games.py", "web/seat.py"} <= checked
     offenders = {}
     for path in outside:
         if found := _builders_imported(path):
@@ -373,3 +376,30 @@ def test_no_service_reads_a_drivers_error():
         if _driver_errors_imported(path)
     ]
     assert offenders == []
+
+
+def test_every_access_log_line_is_written_by_its_recorder():
+    """The access log is append-only and written one way: ``store.access_log.append``. No
+    module outside ``pbem/store/`` builds an ``AccessLog`` row itself (a seat's use and an
+    account's use alike)."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "AccessLog":
+                offenders.append(f"{path.relative_to(PACKAGE).as_posix()}:{node.lineno}")
+    assert offenders == []
+
+
+def test_an_account_line_of_the_access_log_names_its_player(env):
+    player_id, _ = two_players(env)
+    with env.db.write() as session:
+        access_log.append(
+            session, game_id=None, player_id=player_id, seat=None, at=env.clock.now(), action="x"
+        )
+    with env.db.read() as session:
+        rows = session.scalars(select(AccessLog).where(AccessLog.player_id == player_id)).all()
+    assert [(r.game_id, r.player_id, r.seat, r.action) for r in rows] == [
+        (None, player_id, None, "x")
+    ]

@@ -65,7 +65,7 @@ def test_a_downgrade_below_0006_waits_for_the_unwritten_mail(fresh_database):
 
 
 def test_the_app_refuses_an_unmigrated_database(fresh_database, config):
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
     from pbem.web import create_app
 
     url = fresh_database()
@@ -76,13 +76,14 @@ def test_the_app_refuses_an_unmigrated_database(fresh_database, config):
 
 
 def _one_move(env) -> MoveRow:
-    from pbem.services import games, log, moves
+    from pbem.services.core import access
+    from pbem.services.play import games, moves
 
     created = games.create_game(
         env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
     )
     token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], log.Client())
+    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
     with env.db.read() as session:
         return session.scalars(select(MoveRow).order_by(MoveRow.id.desc()).limit(1)).one()
 
@@ -174,7 +175,7 @@ def test_0007_splits_queued_addresses_and_makes_stored_names_safe(fresh_database
 def test_0009_keeps_old_games_on_version_1_and_downgrades_with_moves_logged(fresh_database, config):
     """Games that existed before 0009 stay ``jaipur-record/1`` (their logs were hashed so);
     new ones are version 2; and 0009 goes down again while games have moves."""
-    from pbem.services.env import Env
+    from pbem.services.core.env import Env
 
     url = fresh_database()
     db = Database(url)

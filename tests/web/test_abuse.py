@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.config import Limits
-from pbem.services import challenges, games, records
+from pbem.services.play import challenges, games
+from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage, Player
 from pbem.web import create_app
 from tests.helpers import csrf_of
@@ -208,7 +209,7 @@ def _records(env, count: int) -> list[bytes]:
     for seed in range(count):
         public_id = new_game(env)
         play_random(env, public_id, seed=seed)
-        out.append(json.dumps(records.export_record(env, public_id)).encode())
+        out.append(json.dumps(game_records.export_record(env, public_id)).encode())
     return out
 
 

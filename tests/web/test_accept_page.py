@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import games
+from pbem.services.play import games
 from pbem.store.models import Game
 from tests.helpers import csrf_of, link_in, mails
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services import games, log, settings
+from pbem.services.core import access
+from pbem.services.play import games, seat_settings
 from pbem.store.models import Player, Seat
 from tests.helpers import csrf_of
 from tests.web.test_players import sign_in, sign_in_mail
@@ -49,7 +50,7 @@ def test_an_account_takes_its_language_and_zone_from_its_seats(client, env):
     (mail,) = sign_in_mail(env, me)
     assert "посилання для входу" in mail.subject
     t = games.seat_tokens(env, public_id)[0]
-    settings.set_reader(env, t, "zh", "Asia/Shanghai", log.Client())  # a seat changes them
+    seat_settings.set_reader(env, t, "zh", "Asia/Shanghai", access.Client())  # a seat changes them
     assert _player(env, me)["language"] == "zh"
     assert _player(env, me)["timezone"] == "Asia/Shanghai"
     client.post("/signout", data={"csrf_token": csrf_of(client.get("/me").text)})
@@ -65,7 +66,7 @@ def test_the_invited_player_who_accepts_in_a_language_has_an_account_in_it(clien
         await_players=True,
     )
     games.accept(
-        env, created.tokens[1], b"x" * 32, log.Client(), language="fa", timezone="Asia/Tehran"
+        env, created.tokens[1], b"x" * 32, access.Client(), language="fa", timezone="Asia/Tehran"
     )
     assert _player(env, "b@example.test")["language"] == "fa"
     assert _player(env, "b@example.test")["timezone"] == "Asia/Tehran"
@@ -82,7 +83,7 @@ def test_the_settings_form_shows_the_accounts_values_and_saving_one_field_keeps_
     _game(env, me, "op5@example.test", "fa", "Asia/Tehran")
     assert _player(env, me)["language"] == "zh"
     t = games.seat_tokens(env, second)[0]
-    settings.set_reader(env, t, "uk", "Europe/Kyiv", log.Client())
+    seat_settings.set_reader(env, t, "uk", "Europe/Kyiv", access.Client())
     seats_before, player_before = _seats(env, me), _player(env, me)
     assert [s["language"] for s in seats_before] == ["zh", "uk", "fa"]
     assert player_before["language"] == "uk"

@@ -8,7 +8,9 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services import analysis, games, log, moves
+from pbem.services.core import access, log
+from pbem.services.play import games, moves
+from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
@@ -20,7 +22,7 @@ database_url, database = own_database("module")
 def _finished(env, count: int = 8) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
-    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", access.Client())
     return public_id
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.mail.play import new_game, play, token
 
 

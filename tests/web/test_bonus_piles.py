@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.mail.play import new_game, token
 
 BONUS = re.compile(r'<span class="bonus-pile" title="[^"]*"><bdi>([^<]*)</bdi></span>')

@@ -25,7 +25,9 @@ from werkzeug.serving import make_server
 
 from pbem import wheel
 from pbem.engine import rng
-from pbem.services import games, log, moves, records
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game
 
@@ -41,18 +43,18 @@ def finished_mixed_game(env, moves_first: int = 12) -> str:
         await_players=True,
     )
     for token in created.tokens:
-        games.accept(env, token, secrets.token_bytes(32), log.Client())
+        games.accept(env, token, secrets.token_bytes(32), access.Client())
     rnd = random.Random(5)
     for n in range(1, moves_first + 1):
         token = next(t for t in created.tokens if games.legal_moves(env, t))
-        moves.submit_move(env, token, n, rnd.choice(games.legal_moves(env, token)), log.Client())
+        moves.submit_move(env, token, n, rnd.choice(games.legal_moves(env, token)), access.Client())
     token = next(t for t in created.tokens if games.legal_moves(env, t))
-    moves.resign(env, token, moves_first + 1, log.Client())
+    moves.resign(env, token, moves_first + 1, access.Client())
     return created.public_id
 
 
 def _seeds(env, public_id: str) -> dict:
-    return records.operator_record(env, public_id)
+    return game_records.operator_record(env, public_id)
 
 
 def _run(command: str, cwd: Path | None = None) -> list[str]:
@@ -116,7 +118,7 @@ def test_a_game_dealt_without_contributions_says_sha256_of_the_seed(client, env)
     assert "The commitment is sha256 of the game's seed" in running
     assert "server's seed" not in running.split('id="fair-deal"')[1].split("</section>")[0]
     token = games.seat_tokens(env, public_id)[games.public_page(env, public_id).view.table.to_move]
-    moves.resign(env, token, 1, log.Client())
+    moves.resign(env, token, 1, access.Client())
     data = _seeds(env, public_id)
     page = client.get(f"/g/{public_id}").text
     assert _run(html.unescape(SEED_CHECK.search(page).group(1))) == [data["commitment"]]

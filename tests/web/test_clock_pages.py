@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import games, jobs, log, settings
+from pbem.services.core import access
+from pbem.services.play import games, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
@@ -20,7 +22,7 @@ database_url, database = own_database("function")
 def test_a_seats_audit_and_replay_show_times_in_the_seats_zone(client, env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
-    settings.set_reader(env, t, "en", "Asia/Tehran", log.Client())
+    seat_settings.set_reader(env, t, "en", "Asia/Tehran", access.Client())
     env.clock.advance(days=1)  # 2026-12-03 09:00 UTC is 12:30 in Tehran
     play(env, public_id, 1)
     for cookie in (None, "America/New_York"):  # an invited player's browser, or another zone
@@ -66,25 +68,25 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
 
 
 def test_days_of_time_away_left_are_counted_in_words(client, env):
-    from pbem.services.errors import BadRequest
+    from pbem.services.core.errors import InvalidInput
 
     clock = games.GameClock(days_per_move=20, vacation_days=3)
     public_id = new_game(env, clock, first=0)
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 2, log.Client())
+    seat_settings.set_away(env, t, 2, access.Client())
     run_days(env, 2)
     page = client.get(f"/s/{t}").text
     assert "(1 day left in this game)" in page and "1 days" not in page
-    with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 2, log.Client())
+    with pytest.raises(InvalidInput) as refused:
+        seat_settings.set_away(env, t, 2, access.Client())
     assert str(refused.value.message) == (
         "You can be away for at most 1 day from now in this game"
         " (until Dec 5, 2026, 9:00\u202fAM (UTC))."
     )
-    settings.set_away(env, t, 0.5, log.Client())
+    seat_settings.set_away(env, t, 0.5, access.Client())
     run_days(env, 1)
-    with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 1, log.Client())
+    with pytest.raises(InvalidInput) as refused:
+        seat_settings.set_away(env, t, 1, access.Client())
     assert str(refused.value.message) == (  # half a day, in hours: no fraction to misspell
         "You can be away for at most 12 hours from now in this game"
         " (until Dec 5, 2026, 9:00\u202fPM (UTC))."
@@ -118,7 +120,7 @@ def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_s
     )
     assert "In 1 game no days away are left: its clock runs on (Op0)." in text
     assert "Your clock is stopped in your running games" not in text
-    pages = {a: games.seat_page(env, token(env, i, 0), log.Client()) for a, i in ids.items()}
+    pages = {a: games.seat_page(env, token(env, i, 0), access.Client()) for a, i in ids.items()}
     assert [pages[a].vacation_left for a in (10, 2, 0)] == [5, 0, 0]
     assert pages[10].clock.away and pages[2].clock.away and not pages[0].clock.away
     run_days(env, 3)  # the game without days away times out; the others' clocks stopped

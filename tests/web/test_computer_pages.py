@@ -9,7 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services import computer, games, log, moves
+from pbem.services.core import access
+from pbem.services.play import computer, games, moves
 from pbem.store.models import OutboxMessage
 from tests.helpers import LINK, csrf_of
 from tests.web.test_players import fresh_ip, sign_in
@@ -24,10 +25,11 @@ def seat_path(location: str) -> str:
 
 def until_thinking(env, token: str) -> games.SeatPage:
     """The person moves if it is their turn, so the computer is to move."""
-    page = games.seat_page(env, token, log.Client())
+    page = games.seat_page(env, token, access.Client())
     if not page.thinking:
-        moves.submit_move(env, token, page.next_n, games.legal_moves(env, token)[0], log.Client())
-        page = games.seat_page(env, token, log.Client())
+        move = games.legal_moves(env, token)[0]
+        moves.submit_move(env, token, page.next_n, move, access.Client())
+        page = games.seat_page(env, token, access.Client())
     assert page.thinking
     return page
 
@@ -96,7 +98,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     assert answer.status_code == 303
     path = seat_path(answer.headers["Location"])
     token = path.removeprefix("/s/")
-    assert games.seat_page(env, token, log.Client()).mail_mode == "digest"  # on the web
+    assert games.seat_page(env, token, access.Client()).mail_mode == "digest"  # on the web
     until_thinking(env, token)
     page = client.get(path)
     assert "The computer is thinking…" in page.text
@@ -114,7 +116,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     public_id = api["game"]
     assert MARK % "easy" in client.get(f"/g/{public_id}").text
     # the end: "Play the computer again", never the rematch of two people
-    moves.resign(env, token, api["next_n"], log.Client())
+    moves.resign(env, token, api["next_n"], access.Client())
     over = client.get(path)
     assert "Play the computer again" in over.text and "/rematch" not in over.text
     assert MARK % "easy" in client.get(f"/g/{public_id}/replay").text

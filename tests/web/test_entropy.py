@@ -9,7 +9,9 @@ import secrets
 import pytest
 
 from pbem.engine import Match, load_record, rng, verify
-from pbem.services import errors, games, log, moves, records
+from pbem.services.core import access, errors
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.helpers import csrf_of, link_in, mails
 
 
@@ -25,17 +27,17 @@ def test_a_waiting_game_deals_only_when_both_have_accepted(env):
     public_id = _waiting(env)
     tokens = games.seat_tokens(env, public_id)
     assert games.public_page(env, public_id).view is None
-    assert isinstance(games.seat_page(env, tokens[0], log.Client()), games.WaitingPage)
+    assert isinstance(games.seat_page(env, tokens[0], access.Client()), games.WaitingPage)
     with pytest.raises(errors.NotStarted):
-        moves.submit_move(env, tokens[0], 1, "camels", log.Client())
+        moves.submit_move(env, tokens[0], 1, "camels", access.Client())
     with pytest.raises(errors.NotStarted):
-        records.operator_record(env, public_id)
+        game_records.operator_record(env, public_id)
     e0, e1 = secrets.token_bytes(32), hashlib.sha256(b"my own words").digest()
-    assert games.accept(env, tokens[0], e0, log.Client()) is False
-    with pytest.raises(errors.BadRequest, match="accepted this game already"):
-        games.accept(env, tokens[0], e0, log.Client())
-    assert games.accept(env, tokens[1], e1, log.Client()) is True
-    data = records.operator_record(env, public_id)
+    assert games.accept(env, tokens[0], e0, access.Client()) is False
+    with pytest.raises(errors.InvalidInput, match="accepted this game already"):
+        games.accept(env, tokens[0], e0, access.Client())
+    assert games.accept(env, tokens[1], e1, access.Client()) is True
+    data = game_records.operator_record(env, public_id)
     server = bytes.fromhex(data["server_seed"])
     assert data["seed"] == rng.mix_seed(server, e0, e1).hex()
     assert data["commitment"] == rng.commitment(server)
@@ -57,7 +59,7 @@ def test_contributions_from_a_browser_or_a_phrase():
         games.contribution_from("not hex", "fallback words")
         == hashlib.sha256(b"fallback words").digest()
     )
-    with pytest.raises(errors.BadRequest):
+    with pytest.raises(errors.InvalidInput):
         games.contribution_from("abcd", "")  # too few bytes, and no words
 
 
@@ -78,9 +80,9 @@ def test_the_audit_of_a_finished_game_shows_how_the_seed_follows(client, env):
     public_id = _waiting(env)
     tokens = games.seat_tokens(env, public_id)
     for t in tokens:
-        games.accept(env, t, secrets.token_bytes(32), log.Client())
+        games.accept(env, t, secrets.token_bytes(32), access.Client())
     to_move = games.public_page(env, public_id).view.table.to_move
-    moves.resign(env, tokens[to_move], 1, log.Client())
+    moves.resign(env, tokens[to_move], 1, access.Client())
     page = client.get(f"/g/{public_id}/audit/1")
     assert "How the seed follows from the players' contributions" in page.text
     evidence = client.get(f"/g/{public_id}/audit/1/evidence.json").get_json()

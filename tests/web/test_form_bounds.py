@@ -2,7 +2,7 @@
 (issue 31): a value the form never offers, sent by hand, is refused with a message that
 says what is allowed, and nothing changes.
 
-Each bound is the service's (``services/games.py`` ``CLOCK_LIMITS`` for a game's clock,
+Each bound is the service's (``services/play/games.py`` ``CLOCK_LIMITS`` for a game's clock,
 the settings' own choices for the rest); the web layer reads it from there.
 """
 
@@ -14,8 +14,8 @@ from html import unescape
 import pytest
 from sqlalchemy import func, select
 
-from pbem.services import games
-from pbem.services.errors import BadRequest
+from pbem.services.core.errors import InvalidInput
+from pbem.services.play import games
 from pbem.store.models import Challenge, Game
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -109,7 +109,7 @@ def test_the_home_form_sends_no_hidden_clock_value(client):
     ],
 )
 def test_the_clock_service_refuses_hourly_reminders_and_the_like(field, value):
-    with pytest.raises(BadRequest):
+    with pytest.raises(InvalidInput):
         games.GameClock(**{field: value}).check()
     limit = games.CLOCK_LIMITS[field]
     games.GameClock(**{field: limit.low}).check()

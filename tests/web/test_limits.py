@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.config import Limits
-from pbem.services import ratelimit
+from pbem.services.core import limits
 from pbem.store.models import OutboxMessage, Seat
 from pbem.web import create_app
 from tests.helpers import csrf_of, link_in, mails
@@ -88,10 +88,10 @@ def test_strangers_asking_for_your_sign_in_link_never_keep_yours_from_you(env):
 
 def test_a_refused_request_does_not_count(env):
     env.config = env.config.with_(limits=Limits(uploads_per_client="3 per hour; 5 per day"))
-    answers = [ratelimit.allowed(env, "uploads_per_client", "10.31.1.1") for _ in range(10)]
+    answers = [limits.allowed(env, "uploads_per_client", "10.31.1.1") for _ in range(10)]
     assert answers == [True] * 3 + [False] * 7
     env.clock.advance(hours=1, seconds=1)  # the day's window holds the 3 let through, not 10
-    answers = [ratelimit.allowed(env, "uploads_per_client", "10.31.1.1") for _ in range(3)]
+    answers = [limits.allowed(env, "uploads_per_client", "10.31.1.1") for _ in range(3)]
     assert answers == [True, True, False]
 
 
@@ -245,7 +245,7 @@ def test_strangers_asking_for_a_seats_link_never_stop_the_owners_request(env):
     ],
 )
 def test_a_client_is_an_ipv4_address_or_an_ipv6_64(ip, counted):
-    assert ratelimit.network(ip) == counted
+    assert limits.network(ip) == counted
 
 
 def test_one_ipv6_64_is_one_client(env):
@@ -268,7 +268,7 @@ def test_one_ipv6_64_is_one_client(env):
     ],
 )
 def test_an_address_is_counted_lower_cased_without_its_tag(typed, counted):
-    assert ratelimit.mailbox(typed) == counted
+    assert limits.mailbox(typed) == counted
 
 
 def test_tags_and_case_are_one_address_for_counting_only(env):

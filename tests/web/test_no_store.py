@@ -15,7 +15,9 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services import games, log, moves, records
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -33,10 +35,10 @@ def no_store(response) -> bool:
 def world(app, client, env):
     """A finished game and a running one (Ada's), an uploaded record, a sign-in link."""
     done = new_game(env)
-    moves.resign(env, token(env, done, 0), 1, log.Client())
+    moves.resign(env, token(env, done, 0), 1, access.Client())
     running = new_game(env)
     csrf = csrf_of(client.get("/").text)
-    record = json.dumps(records.operator_record(env, done)).encode()
+    record = json.dumps(game_records.operator_record(env, done)).encode()
     upload = client.post(
         "/records",
         data={"record": (io.BytesIO(record), "game.json"), "csrf_token": csrf},

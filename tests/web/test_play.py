@@ -11,7 +11,8 @@ from collections import Counter
 import pytest
 
 from pbem.engine import Match, load_record, position_json, verify
-from pbem.services import games, records
+from pbem.services.play import games
+from pbem.services.records import game_records
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 
 CARD_FACE = re.compile(r'class="card card-(\w+)(?: small)?"')
@@ -53,7 +54,7 @@ def start_game(client, my=("Ada", "ada@example.test"), their=("Bo", "bo@example.
 
 def omniscient(env, public_id) -> Match:
     """The full state, the way only the operator (and the tests) can see it."""
-    data = records.operator_record(env, public_id)
+    data = game_records.operator_record(env, public_id)
     from pbem.engine import replay
 
     return replay(load_record(data))
@@ -115,7 +116,7 @@ def test_a_whole_game_played_through_the_outbox_links(client, env):
     overs = mails(env, public_id, kind="game_over")
     assert len(overs) == 2
     assert all(seed_hex in m.text_body for m in overs)
-    final_hash = records.operator_record(env, public_id)["moves"][-1]["hash"]
+    final_hash = game_records.operator_record(env, public_id)["moves"][-1]["hash"]
     assert all(final_hash in m.text_body and final_hash in m.html_body for m in overs)
     # one mail a move on default settings: "your turn" to the player to move, no receipt
     kinds = Counter(m.kind for m in mails(env, public_id))
@@ -146,7 +147,7 @@ def test_each_turn_mail_carries_the_move_hash_and_the_next_link(client, env):
     # one mail a move: the mover of a web move gets no receipt unless asked for (it saw
     # the move recorded on the page); the chain hash goes to the other player
     assert len(turn) == 1 and mails(env, public_id, seat=mover, kind="receipt") == []
-    record = records.operator_record(env, public_id)
+    record = game_records.operator_record(env, public_id)
     chain = record["moves"][0]["hash"]
     assert chain in turn[0].text_body
     assert "your turn (move 2)" in turn[0].subject

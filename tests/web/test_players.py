@@ -10,7 +10,9 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from pbem.engine import load_record, verify
-from pbem.services import challenges, errors, games, identity, log, ratings, records
+from pbem.services.core import access, errors, identity
+from pbem.services.play import challenges, games, ratings
+from pbem.services.records import game_records
 from pbem.store.models import Player, SignInLink
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -204,7 +206,7 @@ def test_accepting_a_challenge_twice_at_once_creates_one_game(env):
         barrier.wait()
         try:
             results.append(challenges.accept(env, challenge, _player_id(env, email), None))
-        except errors.Conflict as exc:
+        except errors.WrongState as exc:
             results.append(exc)
 
     threads = [
@@ -225,18 +227,18 @@ def test_a_rematch_swaps_the_starter_and_is_made_once(client, env):
     public_id = new_game(env, first=0)
     play_random(env, public_id)
     t0, t1 = games.seat_tokens(env, public_id)
-    first = load_record(records.operator_record(env, public_id)).first_player
-    again = challenges.rematch(env, t0, None, log.Client())
-    assert challenges.rematch(env, t1, None, log.Client()) == again  # one rematch per game
+    first = load_record(game_records.operator_record(env, public_id)).first_player
+    again = challenges.rematch(env, t0, None, access.Client())
+    assert challenges.rematch(env, t1, None, access.Client()) == again  # one rematch per game
     for t in games.seat_tokens(env, again):
-        games.accept(env, t, b"r" * 32, log.Client())
+        games.accept(env, t, b"r" * 32, access.Client())
     assert games.public_page(env, again).view.table.to_move == 1 - first
-    assert load_record(records.operator_record(env, again)).first_player == 1 - first
+    assert load_record(game_records.operator_record(env, again)).first_player == 1 - first
     link = f"/s/{t0}"
     page = client.get(link)
     assert "Rematch" in page.text
-    with pytest.raises(errors.BadRequest):
-        challenges.rematch(env, games.seat_tokens(env, again)[0], None, log.Client())
+    with pytest.raises(errors.InvalidInput):
+        challenges.rematch(env, games.seat_tokens(env, again)[0], None, access.Client())
 
 
 @pytest.mark.slow  # four whole matches, then a rebuild of every rating of the run
@@ -289,19 +291,19 @@ def test_erasing_an_account_keeps_every_record_verifying(client, env):
     running = games.create_game(
         env, (games.PlayerIn("Leaving", email), games.PlayerIn("Staying", "stay@example.test"))
     ).public_id
-    before = load_record(records.operator_record(env, public_id))
+    before = load_record(game_records.operator_record(env, public_id))
     sign_in(client, env, email)
     page = client.get("/me")
     refused = client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "no"})
     assert refused.status_code == 400
     done = client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "erase"})
     assert "Your account is erased" in done.text
-    after = load_record(records.operator_record(env, public_id))
+    after = load_record(game_records.operator_record(env, public_id))
     assert [m.hash for m in after.moves] == [m.hash for m in before.moves]
     assert verify(after).ok
     names = [p["name"] for p in after.to_json()["players"]]
     assert "Leaving" not in names and any(n.startswith("Erased player") for n in names)
-    dump = str(records.operator_record(env, running))
+    dump = str(game_records.operator_record(env, running))
     assert email not in dump and "Leaving" not in dump
     assert client.get("/me").status_code == 403
 
@@ -324,7 +326,7 @@ def test_a_players_public_page_shows_nothing_a_seat_may_not_see(client, env):
             pid = identity.player_for(session, email, "Public", env.clock.now()).public_id
     page = client.get(f"/p/{pid}")
     assert page.status_code == 200
-    record = load_record(records.operator_record(env, running))
+    record = load_record(game_records.operator_record(env, running))
     assert "/s/" not in page.text  # no seat link
     assert record.seed not in page.text
     assert record.moves[-1].move not in page.text  # not even the last move of a running game

@@ -55,7 +55,7 @@ def test_every_page_links_to_it(client):
 
 
 def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(client, env):
-    from pbem.services import games, moves
+    from pbem.services.play import games, moves
     from tests.mail.play import new_game, to_move, token
     from tests.mail.test_retention import CLIENTS, FIREFOX, SAFARI
 
@@ -86,8 +86,9 @@ def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(cli
 def test_sign_in_links_and_account_uses_are_kept_as_the_page_says(client, env):
     from sqlalchemy import select
 
-    from pbem.services import account_settings, retention
-    from pbem.services.log import Client
+    from pbem.services.accounts import account_settings
+    from pbem.services.core.access import Client
+    from pbem.services.scheduled import retention
     from pbem.store.models import AccessLog, Player, SignInLink
     from tests.web.test_players import sign_in
 

@@ -3,7 +3,8 @@ no public page, replay, audit, record or evidence file does."""
 
 from __future__ import annotations
 
-from pbem.services import games, log, moves
+from pbem.services.core import access
+from pbem.services.play import games, moves
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
 
@@ -13,7 +14,7 @@ NOTE = "Psst, Bo: the oasis at dawn"
 def test_a_note_is_shown_to_both_seats_and_never_publicly(client, env):
     public_id = new_game(env, first=0)
     first_move = games.legal_moves(env, token(env, public_id, 0))[0]
-    moves.submit_move(env, token(env, public_id, 0), 1, first_move, log.Client(), message=NOTE)
+    moves.submit_move(env, token(env, public_id, 0), 1, first_move, access.Client(), message=NOTE)
 
     for seat in (0, 1):  # while the game runs
         assert NOTE in client.get(f"/s/{token(env, public_id, seat)}").text

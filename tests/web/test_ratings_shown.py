@@ -7,7 +7,7 @@ import re
 
 from sqlalchemy import select
 
-from pbem.services import games, ratings
+from pbem.services.play import games, ratings
 from pbem.store.models import Player
 from tests.web.test_players import sign_in
 from tests.web.test_replay import omniscient, play_random

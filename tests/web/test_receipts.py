@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, log, settings
-from pbem.services.identity import player_for
+from pbem.services.core import access
+from pbem.services.core.identity import player_for
+from pbem.services.play import games, seat_settings
 from tests.helpers import csrf_of, mails
 from tests.mail.play import new_game, token
 from tests.mail.test_one_mail_a_move import web_move
@@ -62,5 +63,5 @@ def test_my_games_sets_receipts_for_every_game_and_the_next_ones(client, env):
     with env.db.read() as session:
         assert player_for(session, email, "Rea", env.clock.now()).receipts == "all"
     # a seat's own choice after that is the seat's alone
-    settings.set_receipts(env, later.tokens[0], "none", log.Client())
+    seat_settings.set_receipts(env, later.tokens[0], "none", access.Client())
     assert CHECKED.findall(client.get(f"/s/{created.tokens[0]}").text) == ["all"]

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from pbem.engine import load_record, replay_states, verify
-from pbem.services import games, log, moves, records
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game
@@ -31,8 +33,8 @@ def short(env) -> dict[str, Any]:
     """The record of a finished game of a few moves (the first player resigns at move 9)."""
     public_id = new_game(env, first=0)
     play_random(env, public_id, 8)
-    moves.resign(env, games.seat_tokens(env, public_id)[0], 9, log.Client())
-    return records.operator_record(env, public_id)
+    moves.resign(env, games.seat_tokens(env, public_id)[0], 9, access.Client())
+    return game_records.operator_record(env, public_id)
 
 
 def _forged(record: dict[str, Any], n: int = 3) -> dict[str, Any]:

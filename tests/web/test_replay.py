@@ -11,7 +11,9 @@ from collections import Counter
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services import games, log, moves, records
+from pbem.services.core import access
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
 FACE = re.compile(r'class="card card-(\w+)(?: small)?"')
@@ -27,7 +29,7 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
         if t is None:
             return  # the game is over
         n += 1
-        moves.submit_move(env, t, n, rnd.choice(legal), log.Client())
+        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
         done += 1
         if t == tokens[0]:  # the other seat is mostly the next to move: ask it first (asking
             tokens = (tokens[1], tokens[0])  # a seat that is not to move costs as much)
@@ -61,11 +63,11 @@ def running(module_env) -> str:
 def omniscient(env, public_id):
     from pbem.engine import replay
 
-    return load_record(records.operator_record(env, public_id)), replay
+    return load_record(game_records.operator_record(env, public_id)), replay
 
 
 def test_a_finished_game_replays_step_by_step_from_every_perspective(client, env, finished):
-    record = load_record(records.operator_record(env, finished))
+    record = load_record(game_records.operator_record(env, finished))
     last = len(record.moves)
     page = client.get(f"/g/{finished}/replay")
     assert page.status_code == 200
@@ -92,7 +94,7 @@ def test_a_running_game_replays_only_for_its_players_and_only_their_side(client,
     link = f"/s/{token(env, running, 0)}/replay"
     assert client.get(f"{link}?as=all").status_code == 403
     assert client.get(f"{link}?as=1").status_code == 403
-    record = load_record(records.operator_record(env, running))
+    record = load_record(game_records.operator_record(env, running))
     from pbem.engine import replay_states
 
     states = list(replay_states(record.seed_bytes, record.moves, record.first_player))
@@ -201,7 +203,7 @@ def test_pbem_view_serves_a_record_without_a_database(env, finished, tmp_path):
     from pbem.cli import main
     from pbem.web import create_app
 
-    data = json.dumps(records.operator_record(env, finished)).encode()
+    data = json.dumps(game_records.operator_record(env, finished)).encode()
     app = create_app(record=data)
     c = app.test_client()
     start = c.get("/")
@@ -214,7 +216,7 @@ def test_pbem_view_serves_a_record_without_a_database(env, finished, tmp_path):
 
 
 def test_the_what_if_explorer_plays_on_against_the_real_deck(client, env, finished):
-    record = load_record(records.operator_record(env, finished))
+    record = load_record(game_records.operator_record(env, finished))
     from pbem.engine import replay_states
 
     states = list(replay_states(record.seed_bytes, record.moves, record.first_player))
@@ -233,7 +235,7 @@ def test_the_what_if_explorer_plays_on_against_the_real_deck(client, env, finish
     assert deck_text in page.text  # the branch drew from the real deck
     bad = client.get(f"/g/{finished}/whatif", query_string={"n": n, "try": "sell 9 gold"})
     assert "Not played:" in bad.text
-    before = len(load_record(records.operator_record(env, finished)).moves)
+    before = len(load_record(game_records.operator_record(env, finished)).moves)
     assert before == len(record.moves)  # nothing stored
     assert client.get(f"/s/{token(env, new_game(env), 0)}/replay").status_code == 200
     assert "what if" in client.get(f"/g/{finished}/replay?n=3").text

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pbem.services import replay_access
+from pbem.services.records import replay_access
 from tests.mail.play import new_game
 from tests.web.test_replay import FACE, play_random
 

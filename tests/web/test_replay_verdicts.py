@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from pbem.ai.analysis import VERSION, label_of
-from pbem.services import log, moves, records
+from pbem.services.core import access, log
+from pbem.services.play import moves
+from pbem.services.records import game_records
 from pbem.store import analyses as rows
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
@@ -38,14 +40,14 @@ def _text(html: str) -> str:
 def _finished(env, count: int = 8) -> str:
     public_id = new_game(env)
     play(env, public_id, count)
-    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", log.Client())
+    moves.submit_move(env, token(env, public_id, count % 2), count + 1, "resign", access.Client())
     return public_id
 
 
 def _judge(env, public_id: str, verdict) -> dict[int, int]:
     """Store a made-up analysis: ``verdict(n, seat)`` gives (before, after, drop) of a move;
     returns each move's seat."""
-    record = records.operator_record(env, public_id)
+    record = game_records.operator_record(env, public_id)
     with env.db.write() as session:
         game_id = log.game_row(session, public_id).id
         now = env.clock.now()
@@ -162,7 +164,7 @@ def whole(module_env) -> str:
 
 def test_one_total_per_round(client, module_env, whole):
     """The round's end and its chart say the same total, the camel token counted."""
-    record = records.operator_record(module_env, whole)
+    record = game_records.operator_record(module_env, whole)
     ends = {r["round"]: r for r in record["result"]["rounds"]}
     assert any(r["camel_token"] is not None for r in ends.values())  # the token matters here
     last = len(record["moves"])

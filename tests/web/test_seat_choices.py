@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from pbem.services import games, log, moves, settings
+from pbem.services.core import access
+from pbem.services.play import games, moves, seat_settings
 from tests.mail.play import new_game, token
 
 CHOICES = re.compile(r'<script type="application/json" id="choices">(.*?)</script>', re.S)
@@ -33,8 +34,8 @@ def test_the_seat_to_move_gets_each_legal_move_by_its_cards(client, env):
 def test_the_moves_are_written_in_the_readers_notation(client, env):
     # addresses of its own: the seat's language, chosen here, becomes their accounts'
     public_id = new_game(env, first=0, emails=("zh-ada@example.test", "zh-bo@example.test"))
-    settings.set_reader(env, token(env, public_id, 0), "zh", "Asia/Shanghai", log.Client())
+    seat_settings.set_reader(env, token(env, public_id, 0), "zh", "Asia/Shanghai", access.Client())
     choices = _choices(client, env, public_id, 0)
     assert choices is not None and "拿 全部 骆驼" in choices["moves"].values()
-    moves.submit_move(env, token(env, public_id, 0), 1, "camels", log.Client())
+    moves.submit_move(env, token(env, public_id, 0), 1, "camels", access.Client())
     assert _choices(client, env, public_id, 0) is None

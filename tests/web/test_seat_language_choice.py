@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games, log
+from pbem.services.core import access
+from pbem.services.play import games
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
 
@@ -81,7 +82,7 @@ def test_cards_clicked_are_read_whatever_the_pages_language(client, env):
 def test_cards_that_make_no_move_get_the_rules_reason_in_the_readers_language(client, env):
     public_id = new_game(env, first=0)
     link = f"/s/{token(env, public_id, 0)}"
-    hand = games.seat_page(env, token(env, public_id, 0), log.Client()).view.me.hand
+    hand = games.seat_page(env, token(env, public_id, 0), access.Client()).view.me.hand
     card = hand[0].word
     clicked = _preview(client, link, cards=f"market:;hand:{card};herd:")
     typed = _preview(client, link, move=f"sell 1 {card}")

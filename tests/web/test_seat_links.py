@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from pbem.services import errors, records
+from pbem.services.core import errors
+from pbem.services.records import game_records
 from pbem.store.models import AccessLog, Game, MoveRow, OutboxMessage
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 from tests.web.test_play import omniscient, start_game
@@ -66,8 +67,8 @@ def test_forged_altered_revoked_and_cross_game_tokens_get_403(client, env, game)
     other_token = seat_link(env, other, 0).split("/")[-1]
     response = client.get(f"/g/{game}/record.json")  # running game: no public record
     assert response.status_code == 403
-    with pytest.raises(errors.Forbidden):
-        records.export_record(env, game, other_token)
+    with pytest.raises(errors.NotAllowed):
+        game_records.export_record(env, game, other_token)
 
     # revoked: after re-issuing, the old link is refused and the new one works
     page = client.get(link)

@@ -3,7 +3,7 @@ reported, else the player's saved zone, never UTC for want of a cookie."""
 
 from __future__ import annotations
 
-from pbem.services import identity
+from pbem.services.core import identity
 from tests.helpers import csrf_of
 from tests.web.test_players import SIGN_IN, fresh_ip, sign_in_mail
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.services import games
+from pbem.services.play import games
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, play, token
 from tests.web.test_players import sign_in

@@ -17,9 +17,12 @@ import pytest
 from sqlalchemy import select, text
 
 from pbem.engine import load_record, replay_states
-from pbem.services import games, jobs, log, moves, records
-from pbem.services.env import Env
-from pbem.services.errors import Frozen
+from pbem.services.core import access
+from pbem.services.core.env import Env
+from pbem.services.core.errors import Frozen
+from pbem.services.play import games, moves
+from pbem.services.records import game_records
+from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import Game
 from pbem.web import create_app
@@ -56,10 +59,10 @@ def _play(env: Env, count: int, finish: bool) -> str:
             t = next(t for t in tokens if games.legal_moves(env, t))
             if n == TAMPERED and len(games.legal_moves(env, t)) < 2:
                 break
-            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), log.Client())
+            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), access.Client())
         else:
             if finish:
-                moves.resign(env, tokens[0], count + 1, log.Client())
+                moves.resign(env, tokens[0], count + 1, access.Client())
             return public_id
     raise AssertionError("twenty deals in a row left no choice at the tampered move")
 
@@ -93,7 +96,7 @@ def tamper(db: Database, statement: str, **params: object) -> None:
 
 def _other_legal_move(env: Env, public_id: str, n: int) -> str:
     """A move that was legal at move ``n`` but was not played (the attacker's choice)."""
-    record = load_record(records.operator_record(env, public_id))
+    record = load_record(game_records.operator_record(env, public_id))
     before = list(replay_states(record.seed_bytes, record.moves, record.first_player))[n - 1]
     played = record.moves[n - 1].move
     return next(str(m) for m in before.legal_moves() if str(m) != played)
@@ -115,7 +118,7 @@ REASONS = {
 
 def _tampered(env: Env, case: str, finish: bool) -> str:
     public_id = _play(env, PLAYED, finish)
-    assert records.verify_game(env, public_id).ok
+    assert game_records.verify_game(env, public_id).ok
     params: dict[str, object] = {"game": _game_id(env, public_id), "n": TAMPERED}
     if case == "move text":
         params["move"] = _other_legal_move(env, public_id, TAMPERED)
@@ -189,7 +192,7 @@ def test_every_page_of_a_tampered_game_shows_the_flag_and_none_is_a_500(
         ).one()
     assert flag is not None and flag.startswith(reason)
     # and `pbem verify --game` agrees on where it breaks (it names a missing row's successor)
-    bad = records.verify_game(tenv, public_id).first_bad_move
+    bad = game_records.verify_game(tenv, public_id).first_bad_move
     assert bad == TAMPERED + (case == "removed row")
 
 
@@ -236,9 +239,9 @@ def test_a_frozen_game_takes_no_move_by_any_way(tenv, client_of):
     for t in tokens:
         assert games.legal_moves(tenv, t) == []
         with pytest.raises(Frozen):
-            moves.submit_move(tenv, t, TAMPERED, "take camels", log.Client())
+            moves.submit_move(tenv, t, TAMPERED, "take camels", access.Client())
         with pytest.raises(Frozen):
-            moves.resign(tenv, t, TAMPERED, log.Client())
+            moves.resign(tenv, t, TAMPERED, access.Client())
         answer = c.post(
             "/api/seat/moves",
             json={"n": TAMPERED, "move": "camels"},

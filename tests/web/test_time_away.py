@@ -10,8 +10,10 @@ from datetime import timedelta
 
 import pytest
 
-from pbem.services import games, jobs, log, settings
-from pbem.services.errors import BadRequest
+from pbem.services.core import access
+from pbem.services.core.errors import InvalidInput
+from pbem.services.play import games, seat_settings
+from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -35,18 +37,18 @@ def run_hours(env, hours: int) -> None:
 
 
 def away_until(env, t: str):
-    return games.seat_page(env, t, log.Client()).away_until
+    return games.seat_page(env, t, access.Client()).away_until
 
 
 def deadline(env, t: str):
-    return games.seat_page(env, t, log.Client()).clock.deadline
+    return games.seat_page(env, t, access.Client()).clock.deadline
 
 
 def _away_then_ask_again(env, public_id: str):
     """Ada, to move, goes away for 2.5 days; 14 hours later she asks for 1 day."""
     t = token(env, public_id, 0)
     start = env.clock.now()
-    settings.set_away(env, t, 2.5, log.Client())
+    seat_settings.set_away(env, t, 2.5, access.Client())
     assert away_until(env, t) == start + timedelta(hours=60)
     assert deadline(env, t) == start + timedelta(hours=84)
     run_hours(env, 14)
@@ -110,10 +112,10 @@ def test_asking_for_more_while_away_extends_within_the_time_used(client, env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
     start = env.clock.now()
-    settings.set_away(env, t, 1, log.Client())
+    seat_settings.set_away(env, t, 1, access.Client())
     run_hours(env, 14)  # 14 h of the allowance used; 58 h of the 72 are left from now
-    with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 2.5, log.Client())  # to 74 h: 2 h more than allowed
+    with pytest.raises(InvalidInput) as refused:
+        seat_settings.set_away(env, t, 2.5, access.Client())  # to 74 h: 2 h more than allowed
     assert str(refused.value.message) == (
         "You can be away for at most 2 days 10 hours from now in this game (until Dec 5, 2026,"
         " 9:00\u202fAM (UTC))."
@@ -128,7 +130,7 @@ def test_asking_for_more_while_away_extends_within_the_time_used(client, env):
     assert answer.status_code == 200 and answer.get_json()["changed"] is True
     assert away_until(env, t) == start + timedelta(hours=62)
     assert deadline(env, t) == start + timedelta(hours=86)
-    page = games.seat_page(env, t, log.Client())
+    page = games.seat_page(env, t, access.Client())
     assert page.vacation_left == pytest.approx(10 / 24)  # 72 h less 62 h used or planned
     run_hours(env, 85 - 14)
     assert not timed_out(env, public_id)
@@ -151,7 +153,7 @@ def test_coming_back_through_the_api_gives_the_rest_back(client, env):
 def test_the_seat_page_says_what_is_left_in_days_or_hours_in_each_language(client, env):
     public_id = new_game(env, CLOCK, first=0)
     t = token(env, public_id, 0)
-    settings.set_away(env, t, 2.5, log.Client())
+    seat_settings.set_away(env, t, 2.5, access.Client())
     run_hours(env, 61)  # back; half a day of the allowance is left
     for language, said in (
         ("en", "12 hours left in this game"),
@@ -160,13 +162,13 @@ def test_the_seat_page_says_what_is_left_in_days_or_hours_in_each_language(clien
         ("zh", "12小时"),
         ("fa", "۱۲ ساعت"),
     ):
-        settings.set_reader(env, t, language, "UTC", log.Client())
+        seat_settings.set_reader(env, t, language, "UTC", access.Client())
         page = client.get(f"/s/{t}").text
         assert said in page, language
         assert not re.search(r">[^<]*0[.,]5[^<]*<", page), language  # no fraction in words
-    with pytest.raises(BadRequest) as refused:
-        settings.set_away(env, t, 1, log.Client())
-    settings.set_reader(env, t, "uk", "UTC", log.Client())
+    with pytest.raises(InvalidInput) as refused:
+        seat_settings.set_away(env, t, 1, access.Client())
+    seat_settings.set_reader(env, t, "uk", "UTC", access.Client())
     from pbem.i18n import use_reader
 
     with use_reader("uk", "UTC"):

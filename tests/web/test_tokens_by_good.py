@@ -8,7 +8,8 @@ import re
 
 from pbem.i18n import use_reader
 from pbem.i18n.words import card_label
-from pbem.services import games, log, moves
+from pbem.services.core import access
+from pbem.services.play import games, moves
 from pbem.web.seat import tokens_won
 from tests.mail.play import new_game, to_move, token
 
@@ -30,9 +31,9 @@ def _sold_three(env) -> tuple[str, games.SeatPage]:
                 token(env, public_id, seat),
                 n,
                 big[0] if big else rng.choice(takes),
-                log.Client(),
+                access.Client(),
             )
-            page = games.seat_page(env, token(env, public_id, 0), log.Client())
+            page = games.seat_page(env, token(env, public_id, 0), access.Client())
             if page.view.me.bonus_tokens and not page.view.table.game_over:
                 return public_id, page
     raise AssertionError("no sale of three")
