@@ -54,7 +54,7 @@ def note_access(
         action=action,
         ip=(client.ip or "")[:64] or None,
         user_agent=(client.user_agent or "")[:300] or None,
-        detail=None if detail is None else redact.scrubbed(detail),
+        detail=detail,
     )
 
 
@@ -80,7 +80,7 @@ def record_access(
         key_version=key_version,
         ip=(client.ip or "")[:64] or None,
         user_agent=(client.user_agent or "")[:300] or None,
-        detail=detail,
+        detail=None if detail is None else redact.scrubbed(detail),
     )
 
 
