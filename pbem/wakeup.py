@@ -20,7 +20,7 @@ from apscheduler.events import EVENT_SCHEDULER_SHUTDOWN, EVENT_SCHEDULER_START
 from apscheduler.schedulers.base import BaseScheduler
 
 from .store import wakeup as signals
-from .store.db import Database
+from .store.db import Database, DatabaseUnavailable
 
 log = logging.getLogger("pbem.scheduler")
 
@@ -81,7 +81,13 @@ class Watcher:
         while not self.stop.is_set():
             try:
                 self._listen()
-            except Exception:  # the database went away: the job's interval covers meanwhile
+            except DatabaseUnavailable as exc:  # a restart, a cut connection: no traceback
+                self.listening.clear()
+                log.warning(
+                    "the computer's wake-up lost the database (%s); again in %s s", exc, RETRY
+                )
+                self.stop.wait(RETRY)
+            except Exception:  # anything else: the job's interval covers meanwhile
                 self.listening.clear()
                 log.exception("the computer's wake-up stopped listening; again in %s s", RETRY)
                 self.stop.wait(RETRY)

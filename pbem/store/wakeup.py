@@ -19,7 +19,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from .db import Database, is_sqlite
+from .db import Database, DatabaseUnavailable, is_sqlite
 from .models import Game, MoveRow
 
 CHANNEL = "pbem_computer"
@@ -57,18 +57,26 @@ class _Notifications:
             "password": parsed.password,
             **{k: v for k, v in parsed.query.items() if isinstance(v, str)},
         }  # what the URL leaves out, libpq's defaults give (a socket, PGUSER …)
-        self.connection = psycopg.connect(
-            autocommit=True, **{k: v for k, v in given.items() if v not in (None, "")}
-        )
-        self.connection.execute(f"LISTEN {CHANNEL}")
+        try:
+            self.connection = psycopg.connect(
+                autocommit=True, **{k: v for k, v in given.items() if v not in (None, "")}
+            )
+            self.connection.execute(f"LISTEN {CHANNEL}")
+        except psycopg.OperationalError as exc:  # the server is restarting or gone
+            raise DatabaseUnavailable(str(exc).splitlines()[0]) from None
 
     def wait(self, timeout: float) -> bool:
+        import psycopg
+
         woken = False
-        for _ in self.connection.notifies(timeout=timeout, stop_after=1):
-            woken = True
-        if woken:  # the others that came meanwhile ask for the same run
-            for _ in self.connection.notifies(timeout=0):
-                pass
+        try:
+            for _ in self.connection.notifies(timeout=timeout, stop_after=1):
+                woken = True
+            if woken:  # the others that came meanwhile ask for the same run
+                for _ in self.connection.notifies(timeout=0):
+                    pass
+        except psycopg.OperationalError as exc:  # the server ended the connection
+            raise DatabaseUnavailable(str(exc).splitlines()[0]) from None
         return woken
 
     def close(self) -> None:
