@@ -62,11 +62,19 @@ def test_a_game_against_the_computer_played_live_sends_no_your_turn(browser, env
         page.evaluate("window.stillHere = true")
         for _ in range(8):
             page.wait_for_selector(".status.your-turn", timeout=20_000)
+            seen = int(page.locator("input[name=n]").first.get_attribute("value"))
             legal = games.legal_moves(env, created.tokens[0])
             page.fill("#move", legal[0])
             page.press("#move", "Enter")
             page.click("#tray .preview button[type=submit]")
-            page.wait_for_selector(".status:not(.your-turn)", timeout=20_000)
+            # the page moved past this position in place: the move, and the computer's
+            # answer, which may come before the page ever shows it thinking
+            page.wait_for_function(
+                "seen => [...document.querySelectorAll('input[name=n]')]"
+                ".some(field => Number(field.value) > seen + 1)",
+                arg=seen,
+                timeout=20_000,
+            )
         page.wait_for_selector(".status.your-turn", timeout=20_000)
         assert page.evaluate("window.stillHere") is True  # every move shown in place
     finally:
