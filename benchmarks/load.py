@@ -205,12 +205,15 @@ def new_game(env: Env, i: int) -> Game:
     """Create game ``i`` through the use case, and choose its moves from a replica."""
     from sqlalchemy import select
 
-    from pbem.services.play import games
+    from pbem.services.play import new_games
     from pbem.store.models import Game as GameRow
 
-    created = games.create_game(
+    created = new_games.create_game(
         env,
-        (games.PlayerIn(f"A{i}", f"a{i}@load.test"), games.PlayerIn(f"B{i}", f"b{i}@load.test")),
+        (
+            new_games.PlayerIn(f"A{i}", f"a{i}@load.test"),
+            new_games.PlayerIn(f"B{i}", f"b{i}@load.test"),
+        ),
     )
     with env.db.read() as session:
         seed, first = session.execute(

@@ -66,9 +66,9 @@ class Player:
         self.games = 0
 
     def new_game(self) -> None:
-        from pbem.services.play import computer, games
+        from pbem.services.play import computer, new_games
 
-        person = games.PlayerIn("Bench", f"bench{self.games}@example.test")
+        person = new_games.PlayerIn("Bench", f"bench{self.games}@example.test")
         created = computer.start(self.env, person, self.level, contribution=os.urandom(32))
         self.token, self.public_id = created.tokens[0], created.public_id
         self.games += 1

@@ -17,7 +17,7 @@ PLAYER = re.compile(r"^\s*(?P<name>[^<>]+?)\s*<(?P<email>[^<>]+)>\s*$")
 
 
 def _player(text: str) -> Any:
-    from ..services.play.games import PlayerIn
+    from ..services.play.new_games import PlayerIn
 
     m = PLAYER.match(text)
     if not m:
@@ -42,13 +42,13 @@ def _player(text: str) -> Any:
 def new_game(players: tuple[str, ...], first: int | None) -> None:
     """Create a game and invite both players."""
     from ..services.core.errors import ServiceError
-    from ..services.play import games
+    from ..services.play import new_games
 
     if len(players) != 2:
         raise click.UsageError("give --player exactly twice")
     env = ready_env()
     try:
-        created = games.create_game(
+        created = new_games.create_game(
             env, (_player(players[0]), _player(players[1])), first_player=first
         )
     except ServiceError as exc:
@@ -65,9 +65,9 @@ def new_game(players: tuple[str, ...], first: int | None) -> None:
 def list_games(limit: int) -> None:
     """The newest games, one per line."""
     from ..clock import iso
-    from ..services.play import games
+    from ..services.play import game_pages
 
-    for g in games.list_games(ready_env(), limit):
+    for g in game_pages.list_games(ready_env(), limit):
         flag = f"  FLAGGED: {g.integrity_error}" if g.integrity_error else ""
         click.echo(
             f"{g.public_id}  {iso(g.created_at)}  {g.status:<11}  {g.moves:>4} moves  "

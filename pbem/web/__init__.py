@@ -22,7 +22,7 @@ from ..redact import mask_routes
 from ..resources import resource_dir
 from ..services.core.env import Env
 from ..services.core.errors import RateLimited, ServiceError, Unavailable
-from ..services.play import games, ratings
+from ..services.play import game_clock, ratings
 from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import (
@@ -110,8 +110,8 @@ def create_app(
         check_commands=env.check_commands,
         shown_rating=ratings.shown,  # never below 0 (the ratings page explains it)
         rating_spread=ratings.spread,  # the ± after mu
-        clock_limits=games.CLOCK_LIMITS,  # a form's bounds are the service's own
-        clock_defaults=games.GameClock(),
+        clock_limits=game_clock.CLOCK_LIMITS,  # a form's bounds are the service's own
+        clock_defaults=game_clock.GameClock(),
     )
     fragments.init_app(app)  # the seat page's kept pieces and links
     private.init_app(app)  # a link with a token makes its answer private

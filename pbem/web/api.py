@@ -20,7 +20,7 @@ from ..i18n.words import tell
 from ..services.core.errors import InvalidInput, MoveRefused, NotAllowed, ServiceError, WrongState
 from ..services.core.integrity import flag_json
 from ..services.core.status import GameStatus
-from ..services.play import games, moves, seat_settings
+from ..services.play import game_pages, moves, new_games, seat_settings, turns
 from ..services.records import analysis
 from . import inputs
 from .client import client
@@ -48,7 +48,7 @@ def _or_position(token: str, call: Callable[[], Any]) -> Any:
     try:
         return call()
     except WrongState as exc:
-        page = games.seat_page(services(), token, client(), action="api-view")
+        page = game_pages.seat_page(services(), token, client(), action="api-view")
         exc.position = _seat_json(page)  # type: ignore[attr-defined]
         raise
 
@@ -88,12 +88,12 @@ def _string(data: dict[str, Any], name: str, limit: int = inputs.MAX_SHORT) -> s
 @bp.get("/seat")
 def seat() -> Any:
     token = _token()
-    return jsonify(_seat_json(games.seat_page(services(), token, client(), action="api-view")))
+    return jsonify(_seat_json(game_pages.seat_page(services(), token, client(), action="api-view")))
 
 
-def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
+def _seat_json(page: game_pages.SeatPage | game_pages.WaitingPage) -> dict[str, Any]:
     """What ``GET /api/seat`` answers: the seat's view and the log, or the waiting game."""
-    if isinstance(page, games.WaitingPage):
+    if isinstance(page, game_pages.WaitingPage):
         return {
             "game": page.game.public_id,
             "seat": page.seat,
@@ -132,7 +132,7 @@ def _seat_json(page: games.SeatPage | games.WaitingPage) -> dict[str, Any]:
     }
 
 
-def _clock_json(page: games.SeatPage) -> dict[str, Any]:
+def _clock_json(page: game_pages.SeatPage) -> dict[str, Any]:
     """The turn's deadline (null: none, or the game is over), when this seat's time away ends
     (null: it is not away) and the days of its allowance neither used nor planned."""
     clock = page.clock
@@ -144,7 +144,7 @@ def _clock_json(page: games.SeatPage) -> dict[str, Any]:
     }
 
 
-def _computer_json(game: games.GameInfo, thinking: bool) -> dict[str, Any] | None:
+def _computer_json(game: game_pages.GameInfo, thinking: bool) -> dict[str, Any] | None:
     """A game against the computer: its seat, its level, and whether it is to move now
     (its move comes from the scheduler within seconds); null for a game between people."""
     if game.computer is None:
@@ -169,16 +169,16 @@ def game_analysis(public_id: str) -> Any:
 def accept() -> Any:
     """Accept a waiting game: ``{"entropy": "<32+ hex digits of your own random bytes>"}``."""
     data = _body()
-    contribution = games.contribution_from(
+    contribution = new_games.contribution_from(
         _string(data, "entropy"), _string(data, "phrase", inputs.MAX_TEXT) or None
     )
-    dealt = games.accept(services(), _token(), contribution, client())
+    dealt = new_games.accept(services(), _token(), contribution, client())
     return jsonify({"accepted": True, "dealt": dealt})
 
 
 @bp.get("/seat/legal-moves")
 def legal_moves() -> Any:
-    return jsonify({"moves": games.legal_moves(services(), _token(), client())})
+    return jsonify({"moves": game_pages.legal_moves(services(), _token(), client())})
 
 
 @bp.post("/seat/preview")
@@ -215,11 +215,11 @@ def move() -> Any:
 def _days(data: dict[str, Any]) -> float:
     days = data.get("days")
     ok = isinstance(days, int | float) and not isinstance(days, bool)
-    if not ok or not games.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS:  # false for nan
+    if not ok or not turns.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS:  # false for nan
         raise InvalidInput(
             _l(
                 "'days' must be a number of days from %(low)s to %(high)s.",
-                low=games.MIN_AWAY_DAYS,
+                low=turns.MIN_AWAY_DAYS,
                 high=inputs.MAX_DAYS,
             )
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import request
 
-from ..services.play.games import Client
+from ..services.core.access import Client
 
 
 def client() -> Client:

@@ -81,30 +81,30 @@ def demo(played: int, host: str, port: int) -> None:
 def _make_demo(env: Any, played: int) -> None:
     """The demo game: invitations queued and links printed for ``env``'s base URL."""
     from ..services.core import access
-    from ..services.play import games, moves
+    from ..services.play import game_pages, moves, new_games
 
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada", "ada@example.test"),
-            games.PlayerIn("Bashir", "bashir@example.test"),
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bashir", "bashir@example.test"),
         ),
     )
     rnd = random.Random()
     client = access.Client(ip="127.0.0.1", user_agent="pbem demo")
     done = 0
     for _ in range(played):
-        tokens = games.seat_tokens(env, created.public_id)
+        tokens = game_pages.seat_tokens(env, created.public_id)
         for token in tokens:
-            legal = games.legal_moves(env, token)
+            legal = game_pages.legal_moves(env, token)
             if legal:
-                page = games.seat_page(env, token, client)
+                page = game_pages.seat_page(env, token, client)
                 moves.submit_move(env, token, page.next_n, rnd.choice(legal), client, source="cli")
                 done += 1
                 break
         else:
             break  # the game is over
-    tokens = games.seat_tokens(env, created.public_id)
+    tokens = game_pages.seat_tokens(env, created.public_id)
     base = env.config.base_url
     click.echo(f"Demo game {created.public_id}: Ada vs Bashir, {done} moves played.")
     click.echo(f"  Ada's seat:     {env.seat_url(tokens[0])}")

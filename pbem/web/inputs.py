@@ -20,7 +20,7 @@ from werkzeug.routing import IntegerConverter, UnicodeConverter
 
 from ..i18n import lazy_gettext as _l
 from ..services.core.errors import InvalidInput
-from ..services.play.games import CLOCK_LIMITS
+from ..services.play.game_clock import CLOCK_LIMITS
 
 #: A move number, a step of a replay: no game comes near this many moves.
 MAX_MOVE = 100_000
@@ -197,7 +197,7 @@ class BoundedString(UnicodeConverter):
 
 def clock_number(form: Any, name: str, label: Any, default: int | None) -> int:
     """One of a game clock's numbers from a form, within the service's own bounds
-    (``games.CLOCK_LIMITS[name]``: the web layer restates none)."""
+    (``game_clock.CLOCK_LIMITS[name]``: the web layer restates none)."""
     limit = CLOCK_LIMITS[name]
     return number(form, name, low=limit.low, high=limit.high, label=label, default=default)
 

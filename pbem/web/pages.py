@@ -11,7 +11,7 @@ from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..services.core.errors import InvalidInput
-from ..services.play import computer, games, link_recovery
+from ..services.play import computer, game_clock, game_pages, link_recovery, new_games
 from ..services.records import game_records
 from . import inputs
 from .client import client
@@ -25,7 +25,7 @@ bp = Blueprint("pages", __name__)
 @bp.get("/")
 def home() -> str:
     """The home page; a signed-in player finds their name and address filled in, so the
-    games they start count as theirs (``games.create_game``)."""
+    games they start count as theirs (``new_games.create_game``)."""
     player = signed_in()
     mine = {"my_name": player.display_name, "my_email": player.email} if player else {}
     return render_template("web/home.html", form=mine)
@@ -46,19 +46,19 @@ def create() -> Any:
     try:
         mine = inputs.text(form, "my_language") or reader().language
         players = (
-            games.PlayerIn(
+            new_games.PlayerIn(
                 inputs.text(form, "my_name"),
                 inputs.text(form, "my_email"),
                 mine,
                 inputs.text(form, "my_timezone") or reader().timezone,
             ),
-            games.PlayerIn(
+            new_games.PlayerIn(
                 inputs.text(form, "their_name"),
                 inputs.text(form, "their_email"),
                 inputs.text(form, "their_language") or mine,
             ),
         )
-        created = games.create_game(
+        created = new_games.create_game(
             services(),
             players,
             clock=_clock(form),
@@ -78,7 +78,7 @@ def play_computer() -> Any:
     form = request.form
     try:
         mine = inputs.text(form, "my_language") or reader().language
-        person = games.PlayerIn(
+        person = new_games.PlayerIn(
             inputs.text(form, "my_name"),
             inputs.text(form, "my_email"),
             mine,
@@ -97,21 +97,22 @@ def play_computer() -> Any:
 
 
 def _signed_in_id() -> int | None:
-    """The signed-in player starting a game: limited as their account (``games.create_game``)."""
+    """The signed-in player starting a game: limited as their account
+    (``new_games.create_game``)."""
     player = signed_in()
     return player.id if player is not None else None
 
 
-def _clock(form: Any) -> games.GameClock:
+def _clock(form: Any) -> game_clock.GameClock:
     """The game's clock from the home form: the service's defaults for anything missing,
-    each number bounded by the service's own limits (``games.CLOCK_LIMITS``)."""
-    defaults = games.GameClock()
+    each number bounded by the service's own limits (``game_clock.CLOCK_LIMITS``)."""
+    defaults = game_clock.GameClock()
     days = inputs.text(form, "days_per_move", default=str(defaults.days_per_move))
 
     def number(name: str, label: Any) -> int:
         return inputs.clock_number(form, name, label, getattr(defaults, name))
 
-    return games.GameClock(
+    return game_clock.GameClock(
         days_per_move=None
         if days in ("", "none")
         else number("days_per_move", _l("Time per move")),
@@ -124,13 +125,13 @@ def _clock(form: Any) -> games.GameClock:
 
 @bp.get("/g/<public_id>/created")
 def created(public_id: str) -> str:
-    page = games.public_page(services(), public_id)
+    page = game_pages.public_page(services(), public_id)
     return render_template("web/created.html", page=page)
 
 
 @bp.get("/g/<public_id>")
 def game(public_id: str) -> str:
-    page = games.public_page(services(), public_id)
+    page = game_pages.public_page(services(), public_id)
     return render_template("web/game.html", page=page)
 
 
@@ -139,7 +140,7 @@ def log_length(public_id: str) -> Response:
     """``{"n": moves logged}``: what a seat page waiting for the other player asks until the
     log moves past the position it shows, then it asks for itself (static/follow.js). Public
     like the move list, so it takes no seat link and writes nothing."""
-    n = games.log_length(services(), public_id)
+    n = game_pages.log_length(services(), public_id)
     return Response(
         json.dumps({"n": n}), mimetype="application/json", headers={"Cache-Control": "no-store"}
     )

@@ -24,7 +24,16 @@ from ..services.accounts import (
     sign_in,
 )
 from ..services.core.errors import InvalidInput, NotAllowed
-from ..services.play import challenges, computer, games, ratings, seat_settings
+from ..services.play import (
+    challenges,
+    computer,
+    game_clock,
+    game_pages,
+    new_games,
+    ratings,
+    seat_settings,
+    turns,
+)
 from ..store.models import Player
 from ..templating import when
 from . import inputs
@@ -52,7 +61,7 @@ def need_player() -> Player:
 
 def _contribution() -> bytes | None:
     entropy = inputs.text(request.form, "entropy")
-    return games.contribution_from(entropy, None) if entropy else None
+    return new_games.contribution_from(entropy, None) if entropy else None
 
 
 @bp.app_context_processor
@@ -182,7 +191,7 @@ def away() -> Any:
         days = inputs.decimal(
             request.form,
             "days",
-            low=games.MIN_AWAY_DAYS,
+            low=turns.MIN_AWAY_DAYS,
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )
@@ -303,7 +312,7 @@ def challenge_post() -> Any:
     form = request.form
     try:
         days = None
-        default = games.GameClock().days_per_move
+        default = game_clock.GameClock().days_per_move
         if inputs.text(form, "days_per_move", default=str(default)) not in ("", "none"):
             days = inputs.clock_number(form, "days_per_move", _l("Time per move"), default)
         challenges.post(
@@ -344,7 +353,7 @@ def rematch(token: str) -> Any:
     claim = services().links.open_seat(token)
     public_id = challenges.rematch(services(), token, _contribution(), client())
     seat = claim.seat if claim else 0
-    new_token = games.seat_tokens(services(), public_id)[seat]
+    new_token = game_pages.seat_tokens(services(), public_id)[seat]
     return redirect(url_for("seat.view", token=new_token), code=303)
 
 

@@ -15,7 +15,7 @@ from ..i18n import lazy_gettext as _l
 from ..i18n import reader
 from ..i18n.notation import written
 from ..services.core.errors import InvalidInput, MoveRefused, ServiceError, WrongState
-from ..services.play import games, link_recovery, moves, seat_settings
+from ..services.play import game_pages, link_recovery, moves, new_games, seat_settings, turns
 from ..services.records import game_records
 from . import inputs
 from .client import client
@@ -74,7 +74,7 @@ def _move_asked() -> tuple[str, str | None]:
     return inputs.text(request.form, "move"), seat_language()
 
 
-def move_choices(page: games.SeatPage) -> dict[str, Any]:
+def move_choices(page: game_pages.SeatPage) -> dict[str, Any]:
     """What the page's script needs to build a move from cards clicked, and no rule: each
     legal move by the selection that makes it, in the reader's notation, and which market
     cards are clicked together."""
@@ -119,9 +119,9 @@ def tokens_won(entries: tuple[Any, ...], seat: int, values: tuple[int, ...]) -> 
 
 def _page(token: str, status: int = 200, **context: Any) -> Any:
     """The seat's page, in the seat's language (errors passed in are translated lazily)."""
-    page = games.seat_page(services(), token, client())
+    page = game_pages.seat_page(services(), token, client())
     for_seat(page.reader)
-    if isinstance(page, games.WaitingPage):
+    if isinstance(page, game_pages.WaitingPage):
         return render_template("web/accept.html", page=page, **context), status
     choices = move_choices(page)
     view = page.view
@@ -149,10 +149,10 @@ def _act(token: str, action: Callable[[], Any], done: str | Callable[[Any], str]
 def accept(token: str) -> Any:
     def accept_it() -> None:
         form = request.form
-        contribution = games.contribution_from(
+        contribution = new_games.contribution_from(
             inputs.text(form, "entropy"), inputs.text(form, "phrase", limit=inputs.MAX_TEXT)
         )
-        games.accept(
+        new_games.accept(
             services(),
             token,
             contribution,
@@ -228,7 +228,7 @@ def away(token: str) -> Any:
         days = inputs.decimal(
             request.form,
             "days",
-            low=games.MIN_AWAY_DAYS,
+            low=turns.MIN_AWAY_DAYS,
             high=inputs.MAX_DAYS,
             label=_l("Days away"),
         )

@@ -7,20 +7,20 @@ from __future__ import annotations
 import pytest
 
 from pbem.services.core import access
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _thinking(env, email: str) -> str:
     """A game against the computer where the computer is to move; the person's token."""
-    created = computer.start(env, games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
+    created = computer.start(env, new_games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
     token = created.tokens[0]
-    page = games.seat_page(env, token, access.Client())
+    page = game_pages.seat_page(env, token, access.Client())
     if not page.thinking:
-        legal = games.legal_moves(env, token)
+        legal = game_pages.legal_moves(env, token)
         moves.submit_move(env, token, page.next_n, legal[0], access.Client())
-    assert games.seat_page(env, token, access.Client()).thinking
+    assert game_pages.seat_page(env, token, access.Client()).thinking
     return token
 
 

@@ -9,7 +9,7 @@ import pytest
 from pbem import wakeup
 from pbem.mail.delivery import ConsoleBackend
 from pbem.services.core import access
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails, past_the_hold
@@ -32,7 +32,7 @@ def test_the_waiting_page_shows_the_persons_move_in_place(browser, env, live_ser
         assert "Waiting for" in page.inner_text(".status")
         page.evaluate("window.stillHere = true")  # gone if the page is loaded again
         t = token(env, public_id, mover)
-        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], access.Client())
+        moves.submit_move(env, t, 1, game_pages.legal_moves(env, t)[0], access.Client())
         page.wait_for_selector(".status.your-turn", timeout=15_000)
         assert "Your turn" in page.inner_text(".status")
         assert page.evaluate("window.stillHere") is True  # in place: no page load
@@ -49,7 +49,7 @@ def test_the_waiting_page_shows_the_persons_move_in_place(browser, env, live_ser
 
 def test_a_game_against_the_computer_played_live_sends_no_your_turn(browser, env, live_server):
     created = computer.start(
-        env, games.PlayerIn("Ada", "live@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "live@example.test"), "easy", contribution=bytes(32)
     )
     watcher = wakeup.Watcher(env.db, lambda: computer.computer_moves(env))  # the scheduler's
     watcher.start()
@@ -63,7 +63,7 @@ def test_a_game_against_the_computer_played_live_sends_no_your_turn(browser, env
         for _ in range(8):
             page.wait_for_selector(".status.your-turn", timeout=20_000)
             seen = int(page.locator("input[name=n]").first.get_attribute("value"))
-            legal = games.legal_moves(env, created.tokens[0])
+            legal = game_pages.legal_moves(env, created.tokens[0])
             page.fill("#move", legal[0])
             page.press("#move", "Enter")
             page.click("#tray .preview button[type=submit]")
@@ -110,7 +110,7 @@ def test_a_page_out_of_sight_asks_nothing_and_shows_the_move_when_looked_at(
         page.evaluate(HIDE, True)
         asked.clear()
         t = token(env, public_id, mover)
-        moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], access.Client())
+        moves.submit_move(env, t, 1, game_pages.legal_moves(env, t)[0], access.Client())
         page.wait_for_timeout(5000)  # two and a half of its intervals, had it been in sight
         assert asked == [] and "Waiting for" in page.inner_text(".status")
         past_the_hold(env)

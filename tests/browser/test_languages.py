@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 from tests.mail.play import play
@@ -21,8 +21,8 @@ VIEWPORTS = {
     "desktop": dict(viewport={"width": 1280, "height": 900}),
 }
 SEATS = (
-    games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
-    games.PlayerIn("梅", "mei@example.test", "zh", "Asia/Shanghai"),
+    new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+    new_games.PlayerIn("梅", "mei@example.test", "zh", "Asia/Shanghai"),
 )
 
 #: Elements whose text must fit inside them, and what overflows if it does not.
@@ -43,7 +43,7 @@ OVERFLOWING = """() => {
 
 @pytest.fixture
 def game(live_server, env) -> str:
-    public_id = games.create_game(env, SEATS, first_player=0).public_id
+    public_id = new_games.create_game(env, SEATS, first_player=0).public_id
     play(env, public_id, 6)  # a move list, tokens and a market that changed
     return public_id
 
@@ -82,7 +82,7 @@ def test_the_seat_page_fits_and_reads_in_its_language(browser, env, game, seat, 
 @pytest.mark.parametrize("seat", [0, 1], ids=["fa", "zh"])
 def test_a_move_clicked_is_written_in_the_reader_words(browser, env, live_server, seat, size):
     # No move yet: a round starts with three camels in the market to click.
-    game = games.create_game(env, SEATS, first_player=seat).public_id
+    game = new_games.create_game(env, SEATS, first_player=seat).public_id
     language = SEATS[seat].language
     context = browser.new_context(**VIEWPORTS[size])
     page = context.new_page()
@@ -100,6 +100,6 @@ def test_a_move_clicked_is_written_in_the_reader_words(browser, env, live_server
         assert typed in confirm.inner_text()
         confirm.click()
         page.wait_for_selector(".status .notice")  # recorded, in place
-        assert games.public_page(env, game).entries[-1].move == "camels"
+        assert game_pages.public_page(env, game).entries[-1].move == "camels"
     finally:
         context.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.engine import load_record, replay_states
-from pbem.services.play import games
+from pbem.services.play import game_pages
 from pbem.services.records import game_records
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game, token
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_keyboard_steps_rounds_perspective_and_help(live_server, env, page):
     public_id = new_game(env)
     play_random(env, public_id)
-    last = len(games.public_page(env, public_id).entries)
+    last = len(game_pages.public_page(env, public_id).entries)
     page.goto(f"{live_server}/g/{public_id}/replay?n=10&as=all")
     screenshot(page, "replay-everything-move-10")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.browser.conftest import screenshot
 from tests.mail.play import play, token
 from tests.web.test_replay_verdicts import _judge
@@ -49,10 +49,10 @@ CUT_OFF = """() => {
 @pytest.fixture
 def analysed(live_server, env) -> str:
     seats = (
-        games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
-        games.PlayerIn("Bo", "bo@example.test", "en"),
+        new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+        new_games.PlayerIn("Bo", "bo@example.test", "en"),
     )
-    public_id = games.create_game(env, seats, first_player=0).public_id
+    public_id = new_games.create_game(env, seats, first_player=0).public_id
     play(env, public_id, 11)
     from pbem.services.core import access
     from pbem.services.play import moves

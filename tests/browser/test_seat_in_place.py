@@ -13,7 +13,7 @@ import re
 import pytest
 
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 
@@ -30,17 +30,21 @@ ON_TOP = """(el) => { const r = el.getBoundingClientRect();
 def _game(env) -> tuple[str, int, str]:
     """A new game (three camels in the market: "camels" is always a move) and the link
     of the seat to move."""
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
-    seat = games.public_page(env, created.public_id).view.table.to_move
+    seat = game_pages.public_page(env, created.public_id).view.table.to_move
     found = LINK.search(mails(env, created.public_id, seat=seat)[-1].text_body)
     assert found
     return created.public_id, seat, found.group(1)
 
 
 def _moves(env, public_id: str) -> list[str]:
-    return [e.move for e in games.public_page(env, public_id).entries]
+    return [e.move for e in game_pages.public_page(env, public_id).entries]
 
 
 def _in_sight(page, selector: str) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.i18n import LANGUAGES
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.browser.test_accessibility import BLOCKING, _report, _violations
 from tests.browser.test_seat_page import _link
 
@@ -17,11 +17,11 @@ CONFIRM = "#tray .preview button[type=submit]"
 
 
 def _game(env, language: str = "en") -> tuple[str, str]:
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada", "keys-ada@example.test", language, "UTC"),
-            games.PlayerIn("Bo", "keys-bo@example.test", language, "UTC"),
+            new_games.PlayerIn("Ada", "keys-ada@example.test", language, "UTC"),
+            new_games.PlayerIn("Bo", "keys-bo@example.test", language, "UTC"),
         ),
         first_player=0,
     )

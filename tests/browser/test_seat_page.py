@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from tests.browser.conftest import screenshot
 from tests.helpers import mails
 
@@ -18,10 +18,14 @@ LINK = re.compile(r"(http://127\.0\.0\.1:\d+/s/[A-Za-z0-9_\-\.]+)")
 
 
 def _game(env) -> tuple[str, int]:
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
-    return created.public_id, games.public_page(env, created.public_id).view.table.to_move
+    return created.public_id, game_pages.public_page(env, created.public_id).view.table.to_move
 
 
 def _link(env, public_id: str, seat: int) -> str:
@@ -46,7 +50,7 @@ def test_click_camels_preview_and_confirm(live_server, env, page):
     page.wait_for_selector("text=Your move is recorded")
     assert "Waiting for" in page.inner_text(".status")
     screenshot(page, "seat-after-move")
-    assert games.public_page(env, public_id).entries[-1].move == "camels"
+    assert game_pages.public_page(env, public_id).entries[-1].move == "camels"
 
 
 def test_clicked_cards_name_the_servers_move(live_server, env, page):
@@ -54,7 +58,7 @@ def test_clicked_cards_name_the_servers_move(live_server, env, page):
     public_id, seat = _game(env)
     page.goto(_link(env, public_id, seat))
     choices = json.loads(page.inner_text("#choices"))["moves"]
-    assert games.legal_moves(env, games.seat_tokens(env, public_id)[seat]) and choices
+    assert game_pages.legal_moves(env, game_pages.seat_tokens(env, public_id)[seat]) and choices
     hand = page.locator(".me .cards:not(.herd) .card[data-card]")
     tried = [(k, t) for k, t in sorted(choices.items()) if t.startswith(("sell", "exchange"))]
     for key, text in tried[:2] + tried[-2:]:
@@ -78,9 +82,12 @@ def test_clicked_cards_name_the_servers_move(live_server, env, page):
 
 
 def test_accepting_in_the_browser_adds_its_own_random_bytes(live_server, env, page):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
         await_players=True,
     )
     page.goto(_link(env, created.public_id, 0))
@@ -98,6 +105,6 @@ def test_accepting_in_the_browser_adds_its_own_random_bytes(live_server, env, pa
         )
         assert seat.contribution == entropy
     client_replay = page.goto(
-        f"{live_server}/s/{games.seat_tokens(env, created.public_id)[0]}/replay"
+        f"{live_server}/s/{game_pages.seat_tokens(env, created.public_id)[0]}/replay"
     )
     assert client_replay.status == 409

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 
@@ -36,15 +36,15 @@ def _game_with(env, kind: str) -> tuple[str, int, str]:
     """A new game whose player to move can make a move of ``kind`` (the largest one: the
     most cards to tap), and that move."""
     for _ in range(300):
-        created = games.create_game(
+        created = new_games.create_game(
             env,
             (
-                games.PlayerIn("Ada", "ada@example.test", "en", "UTC"),
-                games.PlayerIn("Bo", "bo@example.test", "en", "UTC"),
+                new_games.PlayerIn("Ada", "ada@example.test", "en", "UTC"),
+                new_games.PlayerIn("Bo", "bo@example.test", "en", "UTC"),
             ),
         )
-        seat = games.public_page(env, created.public_id).view.table.to_move
-        legal = games.legal_moves(env, games.seat_tokens(env, created.public_id)[seat])
+        seat = game_pages.public_page(env, created.public_id).view.table.to_move
+        legal = game_pages.legal_moves(env, game_pages.seat_tokens(env, created.public_id)[seat])
         found = [m for m in legal if KINDS[kind](m)]
         if found:
             return created.public_id, seat, max(found, key=len)
@@ -95,6 +95,6 @@ def test_every_kind_of_move_by_taps_alone(browser, env, live_server, kind, phone
         screenshot(page, f"seat-phone-{kind}-{phone}")
         _tap(page, confirm)
         page.wait_for_selector("text=Your move is recorded")
-        assert games.public_page(env, public_id).entries[-1].move == move
+        assert game_pages.public_page(env, public_id).entries[-1].move == move
     finally:
         context.close()

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pbem.i18n import LANGUAGES
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from tests.browser.test_seat_page import _link
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -18,11 +18,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 @pytest.mark.parametrize("language", sorted(LANGUAGES))
 def test_clicking_a_move_after_switching_the_language(browser, env, live_server, language):
     own = "zh" if language == "en" else "en"  # the seat's language: another one
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada", "switch-ada@example.test", own, "UTC"),
-            games.PlayerIn("Bo", "switch-bo@example.test", own, "UTC"),
+            new_games.PlayerIn("Ada", "switch-ada@example.test", own, "UTC"),
+            new_games.PlayerIn("Bo", "switch-bo@example.test", own, "UTC"),
         ),
         first_player=0,
     )
@@ -53,7 +53,7 @@ def test_clicking_a_move_after_switching_the_language(browser, env, live_server,
             assert not re.search("[A-Za-z]", page.inner_text("#tray .preview p")), language
         confirm.click()
         page.wait_for_selector("main .status .notice")
-        assert games.public_page(env, created.public_id).entries[-1].move == "camels"
+        assert game_pages.public_page(env, created.public_id).entries[-1].move == "camels"
         page.goto(f"{link}/replay?n=1")
         assert page.get_attribute("html", "lang") == language  # remembered for the seat
     finally:

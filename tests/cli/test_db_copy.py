@@ -31,7 +31,7 @@ from pbem.clock import FrozenClock
 from pbem.config import Config
 from pbem.services.core import access
 from pbem.services.core.env import Env
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.services.records import analysis
 from pbem.store import migrate
 from pbem.store.copy import copy, open_engine, tables
@@ -85,17 +85,17 @@ def instance(tmp_path_factory) -> Instance:
         pass
     running = new_game(env, emails=("cy@example.test", "di@example.test"))
     play(env, running, 5)
-    games.seat_page(env, token(env, running, 0), access.Client())
+    game_pages.seat_page(env, token(env, running, 0), access.Client())
     created = computer.start(
-        env, games.PlayerIn("Ada", "ada@example.test"), "easy", contribution=ENTROPY
+        env, new_games.PlayerIn("Ada", "ada@example.test"), "easy", contribution=ENTROPY
     )
-    seat, rnd = games.seat_tokens(env, created.public_id)[0], random.Random(3)
+    seat, rnd = game_pages.seat_tokens(env, created.public_id)[0], random.Random(3)
     for _ in range(4):
         computer.computer_moves(env)
-        page = games.seat_page(env, seat, access.Client())
+        page = game_pages.seat_page(env, seat, access.Client())
         if page.view.table.to_move is None:
             break
-        legal = games.legal_moves(env, seat)
+        legal = game_pages.legal_moves(env, seat)
         moves.submit_move(env, seat, page.next_n, rnd.choice(legal), access.Client())
     computer.computer_moves(env)
     env.db.dispose()

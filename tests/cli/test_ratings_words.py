@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from pbem.cli import main
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import moves, new_games
 from tests.conftest import own_database
 
 database_url, database = own_database("function")
@@ -26,8 +26,12 @@ def _cli(env, *args: str) -> str:
 
 
 def test_one_game_is_one_game(env):
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
     moves.resign(env, created.tokens[0], 1, access.Client())  # a finished, rated game
     shown = _cli(env, "ratings", "show")

@@ -74,7 +74,7 @@ def test_bad_player_text_is_a_clear_error(cli_env):
 def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
     from pbem.cli_env import ready_env
     from pbem.services.core import access
-    from pbem.services.play import games, moves
+    from pbem.services.play import game_pages, moves
 
     run("db", "upgrade")
     created = run("new-game", "--player", "Ada <ada@example.test>", "--player", "Bo <bo@b.test>")
@@ -84,9 +84,9 @@ def test_analyse_recomputes_finished_games_and_refuses_a_running_one(cli_env):
     assert run("analyse").exit_code == 2  # neither ids nor --all
 
     env = ready_env()
-    seat = games.public_page(env, game_id).view.table.to_move
+    seat = game_pages.public_page(env, game_id).view.table.to_move
     assert seat is not None
-    moves.submit_move(env, games.seat_tokens(env, game_id)[seat], 1, "resign", access.Client())
+    moves.submit_move(env, game_pages.seat_tokens(env, game_id)[seat], 1, "resign", access.Client())
     done = run("analyse", "--all")
     assert done.exit_code == 0 and f"{game_id}: analysed" in done.output
     assert run("analyse", game_id).exit_code == 0

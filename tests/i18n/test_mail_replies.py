@@ -10,7 +10,7 @@ import re
 from pbem.engine import Card, load_record, verify
 from pbem.i18n.notation import card_name, written
 from pbem.mail.delivery import SmtpBackend
-from pbem.services.play import games
+from pbem.services.play import new_games
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
@@ -19,13 +19,13 @@ from tests.mail.test_replies import reply, reply_to_of, send, state
 GREEK = re.compile(r"[\u0370-\u03ff]")
 CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 SEATS = (
-    games.PlayerIn("Ελένη", "eleni@example.test", "el", "Europe/Athens"),
-    games.PlayerIn("Остап", "ostap@example.test", "uk", "Europe/Kyiv"),
+    new_games.PlayerIn("Ελένη", "eleni@example.test", "el", "Europe/Athens"),
+    new_games.PlayerIn("Остап", "ostap@example.test", "uk", "Europe/Kyiv"),
 )
 
 
 def new_game(env) -> str:
-    return games.create_game(env, SEATS, first_player=0).public_id
+    return new_games.create_game(env, SEATS, first_player=0).public_id
 
 
 def test_moves_replied_in_greek_and_ukrainian_are_recorded_canonically(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import shown_number, use_reader
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.mail.play import play
 
 PERSIAN = re.compile("[\u06f0-\u06f9]")
@@ -29,11 +29,11 @@ def test_one_helper_writes_numbers_in_the_readers_digits():
 
 
 def test_a_persian_page_has_no_latin_digits(client, env):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
-            games.PlayerIn("Bo", "bo@example.test", "en"),
+            new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+            new_games.PlayerIn("Bo", "bo@example.test", "en"),
         ),
         first_player=0,
     )

@@ -8,7 +8,8 @@ import re
 
 from pbem.engine import rng
 from pbem.i18n import use_reader
-from pbem.services.play import games
+from pbem.services.core.access import Client
+from pbem.services.play import game_pages, new_games
 
 
 def test_a_filter_over_a_constant_follows_each_reader(app):
@@ -28,15 +29,15 @@ BOTH_HERDS = bytes(32)
 
 def test_the_herd_of_a_chinese_seat_is_named_in_chinese(client, env, monkeypatch):
     monkeypatch.setattr(rng, "new_seed", lambda: BOTH_HERDS)
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada", "ada@example.test", "en"),
-            games.PlayerIn("梅", "mei@example.test", "zh"),
+            new_games.PlayerIn("Ada", "ada@example.test", "en"),
+            new_games.PlayerIn("梅", "mei@example.test", "zh"),
         ),
         first_player=0,
     )
-    pages = [games.seat_page(env, t, games.Client()) for t in created.tokens]
+    pages = [game_pages.seat_page(env, t, Client()) for t in created.tokens]
     assert [p.view.me.herd for p in pages] == [2, 1]
     english = client.get(f"/s/{created.tokens[0]}").text  # compiles the page in English
     chinese = client.get(f"/s/{created.tokens[1]}").text

@@ -6,22 +6,22 @@ from __future__ import annotations
 import re
 
 from pbem.i18n import use_reader
-from pbem.services.play import games
+from pbem.services.play import game_clock, new_games
 from pbem.services.scheduled import jobs
 from tests.helpers import mails
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 ARABIC_SCRIPT = re.compile(r"[\u0600-\u06ff]")
 GREEK = re.compile(r"[\u0370-\u03ff]")
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 SEATS = (
-    games.PlayerIn("梅", "mei@example.test", "zh", "Asia/Shanghai"),
-    games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+    new_games.PlayerIn("梅", "mei@example.test", "zh", "Asia/Shanghai"),
+    new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
 )
 
 
 def test_reminder_warning_and_timeout_reach_each_seat_in_its_language(env):
-    public_id = games.create_game(env, SEATS, first_player=0, clock=CLOCK).public_id
+    public_id = new_games.create_game(env, SEATS, first_player=0, clock=CLOCK).public_id
     with use_reader("el", "America/New_York"):  # the job's own reader must not leak in
         env.clock.advance(hours=25)
         jobs.run_clock(env)

@@ -25,7 +25,15 @@ import pytest
 from babel.messages.pofile import read_po
 
 from pbem.services.core import access
-from pbem.services.play import computer, games, link_recovery, moves, seat_settings
+from pbem.services.play import (
+    computer,
+    game_clock,
+    game_pages,
+    link_recovery,
+    moves,
+    new_games,
+    seat_settings,
+)
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from tests.helpers import mails
@@ -35,7 +43,7 @@ from tests.web.test_replay_verdicts import _judge
 CATALOGS = Path(__file__).resolve().parents[2] / "pbem" / "translations"
 LANGUAGES = ("el", "fa", "uk", "zh")
 NAMES = ("Ada", "Bo")
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 #: Latin-script words a page may hold whatever its language: the language switcher's
 #: "English", and "GMT", which CLDR's own time formats of el, uk and zh write.
@@ -134,10 +142,10 @@ def check(language: str, where: str, text: str) -> list[str]:
 def _game(env, language: str) -> str:
     """A game in ``language`` with every mail a game sends, then over, with an analysis."""
     seats = tuple(
-        games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+        new_games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
         for name in NAMES
     )
-    public_id = games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
+    public_id = new_games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
     for seat in (0, 1):
         seat_settings.set_receipts(env, token(env, public_id, seat), "all", access.Client())
     play(env, public_id, 5)
@@ -149,7 +157,7 @@ def _game(env, language: str) -> str:
     jobs.run_clock(env)
     link_recovery.request_link(env, public_id, "bo@example.test", access.Client(ip="192.0.2.9"))
     late = to_move(env, public_id)
-    n = len(games.public_page(env, public_id).entries) + 1
+    n = len(game_pages.public_page(env, public_id).entries) + 1
     waiting = 1 - late if late is not None else 0
     moves.submit_move(env, token(env, public_id, waiting), n, "claim", access.Client())
     _judge(env, public_id, lambda n, seat: (0.6, 0.6 - (n % 4) * 0.08, (n % 4) * 8.0))
@@ -177,7 +185,7 @@ def test_no_english_left_on_pages_and_mails(client, env, language):
         "link",
     }, kinds
     mine = token(env, public_id, 0)
-    last = len(games.public_page(env, public_id).entries)
+    last = len(game_pages.public_page(env, public_id).entries)
     pages = {
         "seat": f"/s/{mine}",
         "replay": f"/s/{mine}/replay?n=3",
@@ -200,7 +208,7 @@ def test_no_english_left_on_pages_and_mails(client, env, language):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_computer_is_named_in_the_readers_words(client, env, language):
-    person = games.PlayerIn("Ada", "ada@example.test", language, "Asia/Tehran")
+    person = new_games.PlayerIn("Ada", "ada@example.test", language, "Asia/Tehran")
     created = computer.start(env, person, "normal", contribution=b"\x01" * 32)
     seat_token = created.tokens[0]
     left: list[str] = []
@@ -230,7 +238,7 @@ def test_text_mails_have_no_runs_of_blank_lines(env):
 def test_my_games_names_the_computer_in_the_readers_words(client, env):
     from tests.web.test_players import sign_in
 
-    person = games.PlayerIn("Ada", "ada@example.test", "zh", "Asia/Shanghai")
+    person = new_games.PlayerIn("Ada", "ada@example.test", "zh", "Asia/Shanghai")
     computer.start(env, person, "normal", contribution=b"\x02" * 32)
     sign_in(client, env, "ada@example.test")
     page = client.get("/me?lang=zh").text

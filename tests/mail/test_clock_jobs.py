@@ -10,13 +10,13 @@ import pytest
 from pbem.i18n.words import tell
 from pbem.services.core import access
 from pbem.services.core.errors import MoveRefused, ServiceError
-from pbem.services.play import games, moves, seat_settings
+from pbem.services.play import game_clock, game_pages, moves, seat_settings
 from pbem.services.play.deadlines import after_running, reminders_due
 from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, link_in, mails
 from tests.mail.play import new_game, play, to_move, token
 
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
 def kinds(env, public_id, seat=None):
@@ -26,7 +26,7 @@ def kinds(env, public_id, seat=None):
 def effects(env, public_id) -> dict[str, int]:
     """This game's reminders, warnings and logged timeouts (other tests' games run too)."""
     sent = kinds(env, public_id)
-    timeouts = [e for e in games.public_page(env, public_id).entries if e.move == "timeout"]
+    timeouts = [e for e in game_pages.public_page(env, public_id).entries if e.move == "timeout"]
     return {
         "reminders": sent.count("reminder"),
         "warnings": sent.count("deadline_warning"),
@@ -58,7 +58,7 @@ def test_reminders_warning_and_timeout_on_schedule(env):
     clock.advance(hours=25)  # 73 h: the timeout (and no more reminders: the game can be claimed)
     done = run_twice(env, public_id)
     assert done["timeouts"] == 1 and done["reminders"] == 0
-    entries = games.public_page(env, public_id).entries
+    entries = game_pages.public_page(env, public_id).entries
     assert [e.move for e in entries] == ["timeout"] and entries[0].source == "timeout"
     assert entries[0].seat == 0
     assert "time for this move ran out" in tell(entries[0].words)
@@ -76,7 +76,7 @@ def test_the_waiting_seat_claims_the_win_on_its_page(env, client):
     assert "Claim the win" in page.text
     response = client.post(f"{link}/claim", data={"csrf_token": csrf_of(page.text), "n": 2})
     assert response.status_code == 303
-    final = games.public_page(env, public_id)
+    final = game_pages.public_page(env, public_id)
     assert final.game.status == "finished" and final.view.table.winner == 1
     assert [e.move for e in final.entries] == ["timeout", "claim"]
 
@@ -91,12 +91,12 @@ def test_moving_after_a_timeout_takes_the_claim_away(env):
 
 
 def test_in_a_waiting_game_a_timeout_gives_no_win(env):
-    public_id = new_game(env, games.GameClock(days_per_move=1, timeout_action="wait"), first=0)
+    public_id = new_game(env, game_clock.GameClock(days_per_move=1, timeout_action="wait"), first=0)
     env.clock.advance(days=1, minutes=1)
     assert run_twice(env, public_id)["timeouts"] == 1
     with pytest.raises(ServiceError, match="the game waits"):
         moves.claim_win(env, token(env, public_id, 1), 2, access.Client())
-    assert games.public_page(env, public_id).game.status == "in_progress"
+    assert game_pages.public_page(env, public_id).game.status == "in_progress"
     assert "the game waits" in mails(env, public_id, seat=1, kind="timeout")[0].text_body
 
 
@@ -109,7 +109,7 @@ def test_vacation_stops_the_clock_and_the_reminders(env):
     env.clock.advance(days=2)  # 78 h: back since 58 h; 30 h of running time
     done = run_twice(env, public_id)
     assert done["timeouts"] == 0 and done["reminders"] == 1
-    page = games.seat_page(env, token(env, public_id, 0), access.Client())
+    page = game_pages.seat_page(env, token(env, public_id, 0), access.Client())
     assert page.clock.deadline == page.since + timedelta(days=5)  # 3 days + 2 away
     assert page.vacation_left == pytest.approx(8)
     with pytest.raises(ServiceError, match="at most 8 days from now"):
@@ -124,13 +124,13 @@ def test_coming_back_early_gives_the_days_back(env):
     seat_settings.set_away(env, t, 5, access.Client())
     env.clock.advance(days=1)
     seat_settings.come_back(env, t, access.Client())
-    page = games.seat_page(env, t, access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
     assert page.away_until is None
     assert page.vacation_left == pytest.approx(9)
 
 
 def test_a_game_without_a_limit_never_times_out(env):
-    public_id = new_game(env, games.GameClock(days_per_move=None), first=0)
+    public_id = new_game(env, game_clock.GameClock(days_per_move=None), first=0)
     env.clock.advance(days=400)
     done = run_twice(env, public_id)
     assert done["timeouts"] == 0 and done["reminders"] == 1
@@ -179,7 +179,7 @@ def test_a_note_goes_with_the_move_to_the_opponent(env, client):
     public_id = new_game(env, first=0)
     link = link_in(mails(env, public_id, seat=0)[-1])
     page = client.get(link)
-    move = games.legal_moves(env, token(env, public_id, 0))[0]
+    move = game_pages.legal_moves(env, token(env, public_id, 0))[0]
     preview = client.post(
         f"{link}/preview",
         data={"csrf_token": csrf_of(page.text), "n": 1, "move": move, "message": "  good luck!  "},

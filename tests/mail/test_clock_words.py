@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem.clock import as_utc
-from pbem.services.play import games
+from pbem.services.play import game_clock, game_pages
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, play
 
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
 # A database of each test's own: the clock job, run every hour of days, then looks only
@@ -56,7 +56,7 @@ def test_a_later_turn_times_out_under_its_own_number(env):
 
 
 def test_a_waiting_game_keeps_reminding_of_the_same_move_after_the_timeout(env):
-    clock = games.GameClock(
+    clock = game_clock.GameClock(
         days_per_move=1, timeout_action="wait", reminder_after_hours=12, reminder_every_hours=24
     )
     public_id = new_game(env, clock, first=0)
@@ -87,7 +87,7 @@ def test_a_deadline_moved_by_time_away_is_warned_of_again_once(env):
     assert len(warnings) == 2
     moved = warnings[1]
     assert moved.text_body != first.text_body
-    page = games.seat_page(env, token(env, public_id, 0), access.Client())
+    page = game_pages.seat_page(env, token(env, public_id, 0), access.Client())
     assert page.clock.deadline == start + timedelta(hours=132)
     assert as_utc(moved.created_at) == start + timedelta(hours=108)  # as the seat came back
     run_days(env, 1)  # to the timeout: the moved deadline is warned of once

@@ -17,7 +17,7 @@ from pbem.cli import main
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services.play import computer, games
+from pbem.services.play import computer, game_pages, new_games
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, Player
@@ -56,7 +56,7 @@ def _finished_and_checked(env, smtp_server, public_id: str, email: str, tmp_path
     """Over, not rated, nothing mailed to the computer, and the record verifies offline."""
     _deliver(env)
     assert all(computer.ADDRESS not in rcpts for rcpts in smtp_server.collector.envelopes)
-    assert games.public_page(env, public_id).view.table.to_move is None
+    assert game_pages.public_page(env, public_id).view.table.to_move is None
     with env.db.read() as session:
         person = session.scalars(select(Player).where(Player.email == email)).one()
         assert person.rated_games == 0
@@ -74,7 +74,7 @@ def test_a_whole_match_against_the_computer_by_the_json_api(
     env, rnd = smtp_env, random.Random(3)
     email = "api-player@example.test"
     created = computer.start(
-        env, games.PlayerIn("Ada", email), "easy", contribution=bytes(range(32))
+        env, new_games.PlayerIn("Ada", email), "easy", contribution=bytes(range(32))
     )
     auth = {"Authorization": f"Bearer {created.tokens[0]}"}
     for _ in range(400):
@@ -114,7 +114,7 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
     email = "eleni@example.test"
     created = computer.start(
         env,
-        games.PlayerIn("Ελένη", email, "el", "Europe/Athens"),
+        new_games.PlayerIn("Ελένη", email, "el", "Europe/Athens"),
         "normal",
         contribution=bytes(range(1, 33)),
     )
@@ -126,7 +126,7 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
         for _ in range(400):
             computer.computer_moves(env)
             _deliver(env)
-            page = games.seat_page(env, token, _client())
+            page = game_pages.seat_page(env, token, _client())
             assert not page.thinking
             if page.view.table.to_move is None:
                 break
@@ -136,7 +136,7 @@ def test_a_whole_match_against_the_computer_by_greek_email_replies(smtp_env, smt
                 if m["To"].addresses[0].addr_spec == email and m["Reply-To"]
             ]
             original = asks[-1]
-            canonical = _pick(rnd, games.legal_moves(env, token))
+            canonical = _pick(rnd, game_pages.legal_moves(env, token))
             greek = written(canonical, "el")
             before = page.next_n - 1
             answers = lmtp_exchange(

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from pbem.clock import as_utc
 from pbem.mail.delivery import BACKOFF, SmtpBackend, build_message
 from pbem.services.core import access
-from pbem.services.play import games, link_recovery, moves, seat_settings
+from pbem.services.play import game_clock, game_pages, link_recovery, moves, seat_settings
 from pbem.services.scheduled import jobs
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, play, to_move, token
@@ -37,7 +37,7 @@ def received_for(server, public_id: str) -> list:
 def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_server, client):
     env = smtp_env
     clock = env.clock
-    public_id = new_game(env, games.GameClock(days_per_move=3))
+    public_id = new_game(env, game_clock.GameClock(days_per_move=3))
     # a receipt of a web move only when asked for: Ada asks for every one
     seat_settings.set_receipts(env, token(env, public_id, 0), "all", access.Client())
     play(env, public_id, 3)  # your_turn, and Ada's receipts
@@ -50,7 +50,7 @@ def test_every_kind_of_mail_arrives_threaded_with_a_working_link(smtp_env, smtp_
     clock.advance(hours=24)  # the timeout
     jobs.run_clock(env)
     rows = len(mails(env, public_id))
-    n = len(games.public_page(env, public_id).entries) + 1
+    n = len(game_pages.public_page(env, public_id).entries) + 1
     moves.claim_win(env, token(env, public_id, 1 - seat), n, access.Client())  # game over
     assert deliver_all(env) >= rows
 

@@ -14,7 +14,7 @@ from sqlalchemy import MetaData, select
 from pbem.mail.delivery import BACKOFF, SmtpBackend
 from pbem.services.accounts import address_change
 from pbem.services.core import access
-from pbem.services.play import games, moves, ratings
+from pbem.services.play import game_pages, moves, new_games, ratings
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from pbem.store.models import OutboxMessage, Player
@@ -55,9 +55,9 @@ def found_anywhere(engine, needles: list[str]) -> list[str]:
 
 
 def _new_game(env, first: int = 0, email: str = OLD) -> str:
-    return games.create_game(
+    return new_games.create_game(
         env,
-        (games.PlayerIn(NAME, email), games.PlayerIn("Bo", "bo@example.test")),
+        (new_games.PlayerIn(NAME, email), new_games.PlayerIn("Bo", "bo@example.test")),
         first_player=first,
     ).public_id
 
@@ -83,18 +83,20 @@ def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_serv
     # her uses of her link, one of them a move mailed in (its user agent is her address)
     mine = token(env, running, 0)
     moves.submit_move(
-        env, mine, 1, games.legal_moves(env, mine)[0], access.Client("203.0.113.7", SENDER)
+        env, mine, 1, game_pages.legal_moves(env, mine)[0], access.Client("203.0.113.7", SENDER)
     )
     play(env, running, 1)
     play(env, finished, 6)
     last = to_move(env, finished)
     moves.submit_move(env, token(env, finished, last), 7, "resign", access.Client())
-    assert games.public_page(env, finished).game.status == "finished"
+    assert game_pages.public_page(env, finished).game.status == "finished"
     assert deliver_all(env) > 0
     # the relay goes down: her next move's mail to Bo is written, fails and waits
     smtp_server.stop()
     mine = token(env, running, 0)
-    moves.submit_move(env, mine, 3, games.legal_moves(env, mine)[0], access.Client("203.0.113.7"))
+    moves.submit_move(
+        env, mine, 3, game_pages.legal_moves(env, mine)[0], access.Client("203.0.113.7")
+    )
     third = _new_game(env, email=EMAIL)  # its invitations wait too: Bo's names her
     env.clock.advance(hours=25)
     assert jobs.run_clock(env).reminders  # Bo's reminder in the running game names her

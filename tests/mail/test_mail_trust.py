@@ -22,7 +22,7 @@ from pbem.receiver import ReceiverController
 from pbem.services.accounts import account_settings
 from pbem.services.core.access import Client
 from pbem.services.core.errors import InvalidInput
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage, Player, Seat
@@ -81,9 +81,12 @@ ODD_BUT_FINE = [
 def test_a_hostile_name_is_refused_where_a_game_is_created(env, name):
     before = _counts(env)
     with pytest.raises(InvalidInput) as refused:
-        games.create_game(
+        new_games.create_game(
             env,
-            (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn(name, "bo@example.test")),
+            (
+                new_games.PlayerIn("Ada", "ada@example.test"),
+                new_games.PlayerIn(name, "bo@example.test"),
+            ),
         )
     assert "Second player" in refused.value.english
     assert _counts(env) == before  # nothing was created, nothing queued
@@ -106,12 +109,15 @@ def _last_mail_id(env) -> int:
 @pytest.mark.parametrize("name", ODD_BUT_FINE)
 def test_an_odd_name_is_kept_and_its_mail_goes_to_its_own_seat_only(smtp_env, smtp_server, name):
     env = smtp_env
-    public_id = games.create_game(
+    public_id = new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn(name, "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn(name, "bo@example.test"),
+        ),
         first_player=0,
     ).public_id
-    assert games.public_page(env, public_id).game.names[1] == name
+    assert game_pages.public_page(env, public_id).game.names[1] == name
     while jobs.deliver_mail(env, SmtpBackend(env.config), limit=1000):
         pass
     ours = [
@@ -160,7 +166,7 @@ def test_settings_refuse_a_hostile_display_name(env, name):
             env, owner, name=name, mail_mode="each", language="en", timezone="UTC", client=Client()
         )
     assert "Display name" in refused.value.english
-    assert games.public_page(env, public_id).game.names[0] == "Ada"
+    assert game_pages.public_page(env, public_id).game.names[0] == "Ada"
 
 
 def test_the_cli_refuses_a_hostile_name(env, monkeypatch):
@@ -320,7 +326,7 @@ def test_lmtp_answers_each_recipient_after_data(smtp_env):
     a, b = reply_to_of(env, first, 0), reply_to_of(env, second, 0)
     local, _, domain = a.partition("@")
     forged = f"{local[:-1]}{'a' if local[-1] != 'a' else 'b'}@{domain}"
-    legal = games.legal_moves(env, games.seat_tokens(env, first)[0])[0]
+    legal = game_pages.legal_moves(env, game_pages.seat_tokens(env, first)[0])[0]
     with env.db.read() as session:  # the test database is shared: only rows queued here count
         last_before = session.scalar(select(func.max(OutboxMessage.id))) or 0
     port = free_port()

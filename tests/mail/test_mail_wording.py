@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbem.services.core.access import Client
-from pbem.services.play import games, moves, replies
+from pbem.services.play import game_pages, moves, replies
 from pbem.store.models import AccessLog, InboundMail, OutboxMessage
 from tests.mail.play import new_game, token
 from tests.mail.test_replies import reply, reply_to_of
@@ -28,7 +28,11 @@ def _said(env) -> str:
 def _move(env, public_id: str, seat: int) -> None:
     t = token(env, public_id, seat)
     moves.submit_move(
-        env, t, games.seat_page(env, t, Client()).next_n, games.legal_moves(env, t)[0], Client()
+        env,
+        t,
+        game_pages.seat_page(env, t, Client()).next_n,
+        game_pages.legal_moves(env, t)[0],
+        Client(),
     )
 
 
@@ -38,7 +42,7 @@ def test_a_reply_to_a_finished_game_is_told_the_game_is_over(smtp_env):
     old = reply_to_of(env, public_id, 0)  # the address of move 1
     _move(env, public_id, 0)
     t = token(env, public_id, 1)
-    moves.resign(env, t, games.seat_page(env, t, Client()).next_n, Client())
+    moves.resign(env, t, game_pages.seat_page(env, t, Client()).next_n, Client())
     outcome = replies.handle_mail(env, bytes(reply(old, "camels")))
     assert outcome.outcome == "refused"
     said = _said(env)

@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from pbem.i18n.notation import written
 from pbem.mail.delivery import SmtpBackend
 from pbem.receiver import ReceiverController
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage
@@ -193,10 +193,10 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
     env = smtp_env
     rnd = random.Random(seed)
     emails = ("one@example.test", "two@example.test")
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         tuple(
-            games.PlayerIn(name, email, language, zone)
+            new_games.PlayerIn(name, email, language, zone)
             for (name, language, zone), email in zip(players, emails, strict=True)
         ),
         first_player=0,
@@ -212,7 +212,7 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
             while jobs.deliver_mail(env, SmtpBackend(env.config), limit=1000):
                 pass
             _check_no_seat_link_crosses(smtp_server, emails, tokens, seen_by)
-            page = games.public_page(env, public_id)
+            page = game_pages.public_page(env, public_id)
             seat = page.view.table.to_move if page.view is not None else None
             if seat is None:
                 break
@@ -222,7 +222,7 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
                 if m["To"].addresses[0].addr_spec == emails[seat] and m["Reply-To"]
             ]
             original = asks[-1]
-            legal = games.legal_moves(env, tokens[seat])
+            legal = game_pages.legal_moves(env, tokens[seat])
             canonical = _pick(rnd, legal)
             language = players[seat][1]
             move_text = written(canonical, language)
@@ -243,7 +243,7 @@ def test_a_whole_match_by_replies_in_mixed_clients(smtp_env, smtp_server, client
     finally:
         receiver.stop()
     assert _refusals(env, public_id) == 0  # no clear move was refused
-    assert games.public_page(env, public_id).view.table.to_move is None
+    assert game_pages.public_page(env, public_id).view.table.to_move is None
     over = [m for m in smtp_server.received if public_id in str(m["References"] or "")]
     assert {m["To"].addresses[0].addr_spec for m in over} == set(emails)
 

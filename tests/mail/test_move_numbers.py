@@ -15,14 +15,14 @@ import pytest
 
 from pbem.services.core import access
 from pbem.services.core.errors import WrongState
-from pbem.services.play import games, moves, replies, seat_settings
+from pbem.services.play import game_clock, game_pages, moves, replies, seat_settings
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token
 from tests.mail.test_replies import reply
 
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 # A database of each test's own: the clock job, run every hour of days, then looks only at
 # this test's games.
@@ -41,7 +41,7 @@ def _timed_out_at_move_2(env) -> str:
     ask_receipts(env, public_id)
     play(env, public_id, 1)
     run_days(env, 4)
-    assert [e.move for e in games.public_page(env, public_id).entries][1] == "timeout"
+    assert [e.move for e in game_pages.public_page(env, public_id).entries][1] == "timeout"
     late = mails(env, public_id, seat=1)
     for kind in ("reminder", "deadline_warning", "timeout"):
         (subject,) = {m.subject for m in late if m.kind == kind}
@@ -54,7 +54,7 @@ def _timed_out_at_move_2(env) -> str:
 def test_the_late_move_is_the_move_its_reminders_named(env, client):
     public_id = _timed_out_at_move_2(env)
     play(env, public_id, 1)  # Bo moves after all: entry 3 of the record, move 2
-    entries = games.public_page(env, public_id).entries
+    entries = game_pages.public_page(env, public_id).entries
     assert [e.n for e in entries] == [1, 2, 3] and entries[1].move == "timeout"
     late = entries[2]
     (receipt,) = mails(env, public_id, seat=1, kind="receipt")
@@ -118,7 +118,7 @@ def test_without_a_timeout_moves_and_entries_are_one_number(env):
 
 # A game that waits after a timeout: the late seat is reminded, warned, timed out and
 # reminded again, all of one move (issue 32 follow-up, finding 1).
-WAITS = games.GameClock(
+WAITS = game_clock.GameClock(
     days_per_move=3, reminder_after_hours=24, reminder_every_hours=48, timeout_action="wait"
 )
 
@@ -127,7 +127,7 @@ def _late_in_a_waiting_game(env) -> str:
     """Ada owes move 1 of a waiting game and lets it time out; reminded after it too."""
     public_id = new_game(env, WAITS, first=0)
     run_days(env, 6)
-    assert [e.move for e in games.public_page(env, public_id).entries] == ["timeout"]
+    assert [e.move for e in game_pages.public_page(env, public_id).entries] == ["timeout"]
     return public_id
 
 
@@ -162,7 +162,7 @@ def test_a_reply_to_any_mail_of_the_owed_move_plays_it_after_the_timeout(env, ki
     address = mail.headers["Reply-To"]
     outcome = replies.handle_mail(env, reply(address, "camels").as_bytes(), [address])
     assert outcome.outcome == "accepted", outcome.detail
-    entries = games.public_page(env, public_id).entries
+    entries = game_pages.public_page(env, public_id).entries
     assert [e.move for e in entries] == ["timeout", "camels"]
     assert [e.turn for e in entries] == [1, 1]
     # once the move is made the address is spent, and the refusal counts as the mails did
@@ -174,10 +174,10 @@ def test_a_reply_to_any_mail_of_the_owed_move_plays_it_after_the_timeout(env, ki
 def test_a_page_or_an_api_call_made_before_the_timeout_still_plays_the_move(env, client):
     public_id = new_game(env, WAITS, first=0)
     t = token(env, public_id, 0)
-    form_n = games.seat_page(env, t, access.Client()).next_n
+    form_n = game_pages.seat_page(env, t, access.Client()).next_n
     assert form_n == 1
     run_days(env, 4)
-    assert [e.move for e in games.public_page(env, public_id).entries] == ["timeout"]
+    assert [e.move for e in game_pages.public_page(env, public_id).entries] == ["timeout"]
     preview = client.post(
         "/api/seat/preview",
         json={"n": form_n, "move": "camels"},
@@ -197,7 +197,7 @@ def test_a_page_or_an_api_call_made_before_the_timeout_still_plays_the_move(env,
 
 
 def test_after_a_timeout_and_two_moves_a_your_turn_mail_and_the_api_agree(env, client):
-    clock = games.GameClock(days_per_move=7, reminder_after_hours=24, reminder_every_hours=48)
+    clock = game_clock.GameClock(days_per_move=7, reminder_after_hours=24, reminder_every_hours=48)
     public_id = new_game(env, clock, first=0)
     run_days(env, 8)  # Ada's move 1 times out
     play(env, public_id, 2)  # Ada's late move 1, then Bo's move 2
@@ -211,5 +211,5 @@ def test_after_a_timeout_and_two_moves_a_your_turn_mail_and_the_api_agree(env, c
     address = turn.headers["Reply-To"]
     outcome = replies.handle_mail(env, reply(address, "camels").as_bytes(), [address])
     assert outcome.outcome == "accepted", outcome.detail
-    (answered,) = [e for e in games.public_page(env, public_id).entries if e.turn == 3]
+    (answered,) = [e for e in game_pages.public_page(env, public_id).entries if e.turn == 3]
     assert answered.n == 4

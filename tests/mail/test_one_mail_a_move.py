@@ -13,7 +13,7 @@ import pytest
 from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput
 from pbem.services.mailing.game_mails import untold
-from pbem.services.play import games, moves, replies, seat_settings
+from pbem.services.play import game_pages, moves, replies, seat_settings
 from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game, to_move, token
@@ -35,7 +35,7 @@ def web_move(env, public_id: str) -> int:
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
     n = len(game_records.operator_record(env, public_id)["moves"]) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
+    moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], access.Client())
     return seat
 
 
@@ -48,7 +48,7 @@ def reply_move(env, public_id: str) -> int:
     msg["To"] = sent.headers["Reply-To"]
     msg["Subject"] = f"Re: {sent.subject}"
     msg["Message-ID"] = make_msgid(domain="example.test")
-    msg.set_content(games.legal_moves(env, token(env, public_id, seat))[0])
+    msg.set_content(game_pages.legal_moves(env, token(env, public_id, seat))[0])
     outcome = replies.handle_mail(env, msg.as_bytes(), [sent.headers["Reply-To"]])
     assert outcome.outcome == "accepted", outcome
     return seat

@@ -11,7 +11,7 @@ import pytest
 
 from pbem.clock import as_utc
 from pbem.services.core import access
-from pbem.services.play import games, seat_settings
+from pbem.services.play import game_clock, game_pages, seat_settings
 from pbem.services.play.deadlines import WARNING_LEAD, warning_lead
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
@@ -44,7 +44,7 @@ def test_the_lead_time_is_a_day_or_half_the_time_per_move():
     ("days", "first_after"), [(2, 24), (2, 12), (1, 12), (1, 24), (3, 48), (3, 24)]
 )
 def test_no_reminder_comes_with_or_after_the_warning(env, days, first_after):
-    clock = games.GameClock(
+    clock = game_clock.GameClock(
         days_per_move=days,
         reminder_after_hours=first_after,
         reminder_every_hours=48,
@@ -66,7 +66,7 @@ def test_no_reminder_comes_with_or_after_the_warning(env, days, first_after):
 
 
 def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_again(env):
-    clock = games.GameClock(days_per_move=1, reminder_after_hours=48, reminder_every_hours=48)
+    clock = game_clock.GameClock(days_per_move=1, reminder_after_hours=48, reminder_every_hours=48)
     public_id = new_game(env, clock, first=0)
     start = env.clock.now()
     run_hours(env, 19)  # warned at 12 h: 12 h before the deadline at 24 h
@@ -74,14 +74,14 @@ def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_
     t = token(env, public_id, 0)
     seat_settings.set_away(env, t, 1, access.Client())  # 5 h of running time left
     run_hours(env, 24)  # back at 43 h
-    page = games.seat_page(env, t, access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
     assert page.clock.deadline == start + timedelta(hours=43 + 12)  # the whole lead, not 5 h
     warnings = sent_at(env, public_id, "deadline_warning")
     assert warnings == [start + timedelta(hours=12), start + timedelta(hours=43)]
     run_hours(env, 11)
-    assert "timeout" not in [e.move for e in games.public_page(env, public_id).entries]
+    assert "timeout" not in [e.move for e in game_pages.public_page(env, public_id).entries]
     run_hours(env, 1)
-    assert "timeout" in [e.move for e in games.public_page(env, public_id).entries]
+    assert "timeout" in [e.move for e in game_pages.public_page(env, public_id).entries]
     # only once a turn: a second short absence adds no more than it stops
     second = new_game(env, clock, first=0)
     t2 = token(env, second, 0)
@@ -90,7 +90,7 @@ def test_coming_back_after_the_warning_leaves_the_whole_lead_time_and_is_warned_
     seat_settings.set_away(env, t2, 0.5, access.Client())  # back at 32 h with 12 h left
     run_hours(env, 22)  # at 42 h: 2 h left
     seat_settings.set_away(env, t2, 0.5, access.Client())  # back at 54 h: still 2 h left
-    clock_now = games.seat_page(env, t2, access.Client()).clock
+    clock_now = game_pages.seat_page(env, t2, access.Client()).clock
     assert clock_now.deadline == begun + timedelta(hours=56)
 
 
@@ -101,7 +101,7 @@ def test_after_the_scheduler_was_down_reminders_still_come_a_day_apart(
 ):
     """A scheduler down for days (the clock jumps) sends one catch-up reminder, and the next
     no sooner than a day after it: counted from the reminder sent, not from the schedule."""
-    clock = games.GameClock(
+    clock = game_clock.GameClock(
         days_per_move=10,
         reminder_after_hours=24,
         reminder_every_hours=24,

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from pbem.engine import load_record, replay, verify
 from pbem.mail.inbound import split_reply
 from pbem.receiver import ReceiverController
-from pbem.services.play import games, replies
+from pbem.services.play import game_pages, replies
 from pbem.services.records import game_records
 from pbem.store.models import MoveRow
 from tests.helpers import mails
@@ -243,4 +243,4 @@ def test_reply_addresses_survive_case_folding(smtp_env):
     move = str(state(env, public_id).legal_moves()[0])
     outcome = replies.handle_mail(env, reply(address, move).as_bytes(), [address])
     assert outcome.outcome == "accepted", outcome
-    assert games.public_page(env, public_id).entries[0].source == "email"
+    assert game_pages.public_page(env, public_id).entries[0].source == "email"

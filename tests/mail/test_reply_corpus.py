@@ -19,7 +19,7 @@ import pytest
 from pbem.config import Config
 from pbem.mail.inbound import parse_inbound, split_reply
 from pbem.services.core.access import Client
-from pbem.services.play import games, moves, notes, replies
+from pbem.services.play import game_pages, moves, notes, replies
 from tests.helpers import mails
 from tests.mail.play import new_game, token
 
@@ -141,10 +141,10 @@ def test_a_note_never_carries_a_seat_link(typed, kept):
 def test_a_web_note_with_a_seat_link_loses_the_link(env):
     public_id = new_game(env, first=0)
     seat_token = token(env, public_id, 0)
-    move = games.legal_moves(env, seat_token)[0]
+    move = game_pages.legal_moves(env, seat_token)[0]
     leak = f"gg {env.config.base_url}/s/{seat_token} bye"
     moves.submit_move(env, seat_token, 1, move, Client(), message=leak)
-    opponent = games.seat_page(env, token(env, public_id, 1), Client())  # the note's reader
+    opponent = game_pages.seat_page(env, token(env, public_id, 1), Client())  # the note's reader
     shown = opponent.entries[0].message
     assert shown == "gg […] bye"
     assert seat_token not in shown
@@ -168,7 +168,7 @@ def test_an_unquoted_outlook_reply_plays_and_its_note_leaks_nothing(smtp_env):
     public_id = new_game(env, first=0)
     sent = [m for m in mails(env, public_id, seat=0) if "Reply-To" in m.headers][-1]
     address = sent.headers["Reply-To"]
-    move = games.legal_moves(env, token(env, public_id, 0))[0]
+    move = game_pages.legal_moves(env, token(env, public_id, 0))[0]
     body = (
         f"Hallo,\n\n{move}\nViel Glück!\n\n-----Ursprüngliche Nachricht-----\n"
         f"Von: Jaipur <jaipur@pbem.test>\nGesendet: Montag, 1. Dezember 2026 10:00\n"
@@ -177,7 +177,7 @@ def test_an_unquoted_outlook_reply_plays_and_its_note_leaks_nothing(smtp_env):
     assert "/s/" in sent.text_body
     outcome = replies.handle_mail(env, _reply(address, body), [address])
     assert outcome.outcome == "accepted", outcome
-    entry = games.seat_page(env, token(env, public_id, 1), Client()).entries[0]
+    entry = game_pages.seat_page(env, token(env, public_id, 1), Client()).entries[0]
     assert entry.message == "Viel Glück!"
 
 
@@ -187,12 +187,12 @@ def test_html_beside_an_empty_text_part_is_read(smtp_env):
     address = [m for m in mails(env, public_id, seat=0) if "Reply-To" in m.headers][-1].headers[
         "Reply-To"
     ]
-    move = games.legal_moves(env, token(env, public_id, 0))[0]
+    move = game_pages.legal_moves(env, token(env, public_id, 0))[0]
     wrapped = move.replace(" ", "\n", 1)  # the client wrapped the source of the line
     html = f"<div>{wrapped}</div><div>nice<br>one</div><blockquote>It is your turn:</blockquote>"
     outcome = replies.handle_mail(env, _reply(address, " \n", html), [address])
     assert outcome.outcome == "accepted", outcome
-    opponent = games.seat_page(env, token(env, public_id, 1), Client())
+    opponent = game_pages.seat_page(env, token(env, public_id, 1), Client())
     assert opponent.entries[0].message == "nice one"
 
 

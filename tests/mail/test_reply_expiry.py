@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from pbem.receiver import ReceiverController
 from pbem.services.core.access import Client
-from pbem.services.play import games, link_recovery, moves, replies
+from pbem.services.play import game_pages, link_recovery, moves, replies
 from pbem.store.models import Game, InboundMail, OutboxMessage
 from tests.mail.conftest import free_port
 from tests.mail.play import new_game, token
@@ -48,8 +48,8 @@ def rcpt(port: int, address: str) -> int:
 
 def move_once(env, public_id: str, seat: int = 0) -> None:
     t = token(env, public_id, seat)
-    page = games.seat_page(env, t, Client())
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], Client())
+    page = game_pages.seat_page(env, t, Client())
+    moves.submit_move(env, t, page.next_n, game_pages.legal_moves(env, t)[0], Client())
 
 
 def test_the_address_of_an_old_move_expires_after_the_grace_period(smtp_env, receiver):
@@ -84,7 +84,7 @@ def test_the_address_of_a_finished_game_expires_after_the_grace_period(smtp_env,
     public_id = new_game(env, first=0)
     address = reply_to_of(env, public_id, 0)
     t = token(env, public_id, 0)
-    moves.resign(env, t, games.seat_page(env, t, Client()).next_n, Client())
+    moves.resign(env, t, game_pages.seat_page(env, t, Client()).next_n, Client())
     assert rcpt(receiver, address) == 250  # answered: "the game is over"
     env.clock.advance(hours=env.config.reply_grace_hours + 1)
     assert rcpt(receiver, address) == 550

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from pbem.services.core import access
 from pbem.services.core.privacy import browser_family, mask_ip
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import audit
 from pbem.services.scheduled import jobs, retention
 from pbem.store.models import AccessLog, OutboxMessage, SignInLink
@@ -100,14 +100,14 @@ def test_clients_are_reduced_after_the_period_and_moves_go_on(env, client):
         seat = to_move(env, public_id)
         t = token(env, public_id, seat)
         n = len(games_record(env, public_id)) + 1
-        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], CLIENTS[seat])
+        moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], CLIENTS[seat])
     sign_in(client, env, "kept@example.test")
     game_id = _game_id(env, public_id)
     env.clock.advance(days=env.config.retention.client_days + 1)
     fresh = to_move(env, public_id)
     t = token(env, public_id, fresh)
     n = len(games_record(env, public_id)) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], CLIENTS[fresh])  # today's
+    moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], CLIENTS[fresh])  # today's
     report = retention.run(env, batch=3)
     assert report.access >= 4 and report.links >= 1
     with env.db.read() as session:
@@ -137,7 +137,7 @@ def test_the_other_seat_and_the_public_see_a_network_and_a_browser_family(env):
         seat = to_move(env, public_id)
         t = token(env, public_id, seat)
         n = len(games_record(env, public_id)) + 1
-        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], CLIENTS[seat])
+        moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], CLIENTS[seat])
     loser = to_move(env, public_id)
     moves.submit_move(env, token(env, public_id, loser), 4, "resign", CLIENTS[loser])
     for viewer in (0, 1):
@@ -179,7 +179,7 @@ def test_the_job_works_in_short_transactions_and_a_move_goes_in_between(env):
             seat = to_move(env, public_id)
             t = token(env, public_id, seat)
             n = len(games_record(env, public_id)) + 1
-            moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
+            moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], access.Client())
 
     event.listen(Session, "after_commit", after_commit)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.helpers import mails
 from tests.mail.play import play
 
@@ -27,11 +27,11 @@ def first_strong(line: str) -> str | None:
 
 
 def test_a_persian_mail_isolates_the_latin_names(env):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
-            games.PlayerIn("Bo Smith", "bo@example.test", "en"),
+            new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+            new_games.PlayerIn("Bo Smith", "bo@example.test", "en"),
         ),
         first_player=1,
     )

@@ -39,12 +39,15 @@ def test_the_invitation_template_writes_no_rule_number_of_its_own(suffix):
 @pytest.mark.parametrize("waiting", [False, True])
 def test_the_invitation_says_the_engines_numbers(env, waiting):
     """Also while the game waits for its players, when the mail has no view of a hand."""
-    from pbem.services.play import games
+    from pbem.services.play import new_games
 
     if waiting:
-        created = games.create_game(
+        created = new_games.create_game(
             env,
-            (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+            (
+                new_games.PlayerIn("Ada", "ada@example.test"),
+                new_games.PlayerIn("Bo", "bo@example.test"),
+            ),
             await_players=True,
         )
         public_id = created.public_id

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from pbem import redact
 from pbem.services.core.access import Client
-from pbem.services.play import challenges, games, moves, replies
+from pbem.services.play import challenges, game_pages, moves, replies
 from pbem.store.models import AccessLog, InboundMail, OutboxMessage, Player
 from tests.mail.play import new_game, token
 from tests.mail.test_replies import reply, reply_to_of
@@ -60,7 +60,7 @@ def test_a_token_mailed_to_a_reply_address_is_never_kept_or_shown(smtp_env, clie
     for body in _bodies(seat_token, reply_token):  # during the game
         outcome = replies.handle_mail(env, bytes(reply(address, body, sender="m@evil.test")))
         assert outcome.outcome == "refused", (body, outcome)
-    moves.resign(env, seat_token, games.seat_page(env, seat_token, Client()).next_n, Client())
+    moves.resign(env, seat_token, game_pages.seat_page(env, seat_token, Client()).next_n, Client())
     for body in _bodies(seat_token, reply_token):  # once it is over
         outcome = replies.handle_mail(env, bytes(reply(address, body, sender="m@evil.test")))
         assert outcome.outcome == "refused", (body, outcome)
@@ -129,7 +129,7 @@ def test_a_row_kept_before_the_scrub_is_shown_scrubbed(env, client):
             action="refused",
             detail=f"'{seat_token} please': not a move",
         )
-    moves.resign(env, seat_token, games.seat_page(env, seat_token, Client()).next_n, Client())
+    moves.resign(env, seat_token, game_pages.seat_page(env, seat_token, Client()).next_n, Client())
     page = client.get(f"/g/{public_id}/audit/1").text
     evidence = json.dumps(client.get(f"/g/{public_id}/audit/1/evidence.json").get_json())
     for shown in (page, evidence):

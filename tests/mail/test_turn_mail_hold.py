@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbem.mail.delivery import SmtpBackend
 from pbem.services.core import access
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.services.scheduled import jobs
 from tests.helpers import csrf_of, mails, next_n_of
 from tests.mail.play import new_game, to_move, token
@@ -21,8 +21,8 @@ def deliver(env) -> int:
 def web_move(env, public_id: str) -> int:
     """The seat to move plays its first legal move; returns the move's number."""
     t = token(env, public_id, to_move(env, public_id))
-    n = len(games.public_page(env, public_id).entries) + 1
-    moves.submit_move(env, t, n, games.legal_moves(env, t)[0], access.Client())
+    n = len(game_pages.public_page(env, public_id).entries) + 1
+    moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], access.Client())
     return n
 
 
@@ -106,7 +106,7 @@ def test_a_game_against_the_computer_played_on_its_page_sends_no_your_turn(
     on the page. The page asks for itself after each of the computer's moves (static/follow.js)."""
     env = smtp_env
     created = computer.start(
-        env, games.PlayerIn("Ada", "ada-live@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "ada-live@example.test"), "easy", contribution=bytes(32)
     )
     t = created.tokens[0]
     deliver(env)
@@ -117,7 +117,7 @@ def test_a_game_against_the_computer_played_on_its_page_sends_no_your_turn(
         env.clock.advance(seconds=1)
         shown = client.get(f"/s/{t}")  # the page shows the computer's move
         assert shown.status_code == 200 and "Your turn" in shown.text
-        legal = games.legal_moves(env, t)
+        legal = game_pages.legal_moves(env, t)
         form = {"csrf_token": csrf_of(shown.text), "n": next_n_of(shown.text), "move": legal[0]}
         assert client.post(f"/s/{t}/move", data=form).status_code == 303
         played += 1
@@ -185,8 +185,8 @@ def test_a_computer_game_started_from_my_games_mails_nothing_its_page_showed(
     jobs.send_digests(env)
     assert _digests_to(env, address) == []
     # not looked at since it became their turn again: the next day's digest counts it
-    page = games.seat_page(env, t, access.Client())
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
+    moves.submit_move(env, t, page.next_n, game_pages.legal_moves(env, t)[0], access.Client())
     computer.computer_moves(env)
     _to_digest_hour(env)
     jobs.send_digests(env)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from pbem.mail import outbox
 from pbem.mail.delivery import SmtpBackend
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.scheduled import jobs
 from pbem.store import outbox as outbox_store
 from pbem.store.models import Game, OutboxMessage
@@ -128,8 +128,8 @@ def play_out(env, public_id: str, rnd: random.Random) -> None:
     """Random legal moves to the game's end (always the first would never end it)."""
     while (seat := to_move(env, public_id)) is not None:
         t = token(env, public_id, seat)
-        n = len(games.public_page(env, public_id).entries) + 1
-        move = rnd.choice(games.legal_moves(env, t))
+        n = len(game_pages.public_page(env, public_id).entries) + 1
+        move = rnd.choice(game_pages.legal_moves(env, t))
         moves.submit_move(env, t, n, move, access.Client())
 
 

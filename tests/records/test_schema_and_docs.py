@@ -32,7 +32,7 @@ from pbem.engine import (
 from pbem.engine.cards import Card
 from pbem.engine.position import canonical_json
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_clock, game_pages, moves
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from tests.mail.play import new_game, token
@@ -43,7 +43,7 @@ DOCS = ROOT / "docs"
 FORMAT_DOC = (DOCS / "record-format.md").read_text(encoding="utf-8")
 SCHEMA = json.loads((DOCS / "jaipur-record.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
 def jaipur_chain_start(data: dict[str, Any]) -> str:
@@ -66,13 +66,13 @@ def invalid(data: dict[str, Any]) -> bool:
 def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> None:
     """Random legal moves by whoever is to move, ``count`` of them or to the end."""
     rnd = random.Random(seed)
-    tokens = games.seat_tokens(env, public_id)
+    tokens = game_pages.seat_tokens(env, public_id)
     done = 0
     while count is None or done < count:
         t, legal = to_move(env, tokens)
         if t is None:
             return
-        n = games.seat_page(env, t, access.Client()).next_n
+        n = game_pages.seat_page(env, t, access.Client()).next_n
         moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
         done += 1
 
@@ -178,7 +178,7 @@ def test_the_demo_games_records_match_the_schema(monkeypatch, tmp_path, database
     public_id = re.search(r"Demo game (\w+):", result.output).group(1)
     demo_env = _env()
     try:
-        seat_token = games.seat_tokens(demo_env, public_id)[0]
+        seat_token = game_pages.seat_tokens(demo_env, public_id)[0]
         valid(game_records.export_record(demo_env, token=seat_token))
         valid(game_records.operator_record(demo_env, public_id))
     finally:

@@ -9,7 +9,7 @@ import urllib.request
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.services.records import game_records
 
 pytestmark = [pytest.mark.reliability, pytest.mark.slow]
@@ -28,11 +28,11 @@ def call(base, path, token, body=None):
 
 def test_several_workers_serve_one_game_and_log_no_token(gunicorn, env):
     base, log = gunicorn
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
     for n in range(1, 31):  # each request may land on another worker
-        seat = games.public_page(env, created.public_id).view.table.to_move
+        seat = game_pages.public_page(env, created.public_id).view.table.to_move
         token = created.tokens[seat]
         legal = call(base, "/api/seat/legal-moves", token)["moves"]
         done = call(base, "/api/seat/moves", token, {"n": n, "move": legal[0]})

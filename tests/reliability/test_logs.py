@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.store.models import OutboxMessage
 from tests.mail.conftest import free_port
 
@@ -141,8 +141,9 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
     )
     try:
         wait_for_port(smtp_port, inbound, inbound_log)
-        created = games.create_game(
-            env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+        created = new_games.create_game(
+            env,
+            (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test")),
         )
         seat_tokens = created.tokens
         secrets = list(seat_tokens)
@@ -160,16 +161,16 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
             browser.get(f"/s/{token}")
             browser.get(f"/s/{token}/replay?lang=fa")
             browser.get(f"/s/{token}/no-such-page")
-        seat = games.public_page(env, created.public_id).view.table.to_move
+        seat = game_pages.public_page(env, created.public_id).view.table.to_move
         legal = api(base, "/api/seat/legal-moves", seat_tokens[seat])["moves"]
         assert api(base, "/api/seat/moves", seat_tokens[seat], {"n": 1, "move": legal[0]})["n"] == 1
 
         # a reply by mail to the address of move 2, and mail to the spent one of move 1
-        seat = games.public_page(env, created.public_id).view.table.to_move
+        seat = game_pages.public_page(env, created.public_id).view.table.to_move
         good_token, good = reply_address(env, created.public_id, seat, 2)
         spent_token, spent = reply_address(env, created.public_id, 1 - seat, 1)
         secrets += [good_token, spent_token]
-        legal = games.legal_moves(env, seat_tokens[seat])
+        legal = game_pages.legal_moves(env, seat_tokens[seat])
         mail = EmailMessage()
         mail["From"], mail["To"], mail["Subject"] = "a@example.test", good, "Re: Jaipur"
         mail.set_content(f"{legal[0]}\ngood luck")
@@ -188,7 +189,7 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
             assert smtp.docmd("RCPT", f'TO:<"play+{good_token}"@pbem.test>')[0] == 250
             assert smtp.docmd("RCPT", f"TO:<play+{good_token}>")[0] == 550
             smtp.rset()
-        assert len(games.public_page(env, created.public_id).entries) == 2  # the reply played
+        assert len(game_pages.public_page(env, created.public_id).entries) == 2  # the reply played
     finally:
         stop(inbound)
     logs = [server.log, server.errors, inbound_log]
@@ -200,8 +201,8 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
 
 
 def test_the_development_server_logs_no_secret(env, own_database, tmp_path):
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
     port = free_port()
     log = tmp_path / "serve.log"

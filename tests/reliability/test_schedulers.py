@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.store.db import is_sqlite
 from tests.helpers import mails
 from tests.mail.conftest import Collector, SmtpServer
@@ -138,8 +138,8 @@ def start(env, database_url, relay) -> Iterator[Callable[..., Scheduler]]:
 
 
 def _game(env) -> str:
-    return games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    return new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     ).public_id
 
 
@@ -318,18 +318,18 @@ def test_a_real_scheduler_answers_a_move_against_the_computer_when_woken(env, st
     from pbem.services.play import computer, moves
 
     created = computer.start(
-        env, games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "woken@example.test"), "easy", contribution=bytes(32)
     )
     t = created.tokens[0]
     start("pbem-scheduler-w", PBEM_COMPUTER_EVERY="3600", PBEM_COMPUTER_SWEEP_EVERY="3600")
     # the computer's first move if it starts (its first run), or the person's turn at once
     end = time.time() + 40
-    while not (page := games.seat_page(env, t, access.Client())).view.my_turn:
+    while not (page := game_pages.seat_page(env, t, access.Client())).view.my_turn:
         assert time.time() < end, "the scheduler did not start"
         time.sleep(0.2)
     time.sleep(2)  # the first runs are over: from now on only a wake-up plays
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
+    moves.submit_move(env, t, page.next_n, game_pages.legal_moves(env, t)[0], access.Client())
     moved = time.time()
-    while not games.seat_page(env, t, access.Client()).view.my_turn:
+    while not game_pages.seat_page(env, t, access.Client()).view.my_turn:
         assert time.time() - moved < 10, "no answer: the wake-up did not wake the job"
         time.sleep(0.05)

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 
 from pbem.engine import load_record, verify
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.services.records import game_records
 from pbem.store.db import is_sqlite
 from pbem.store.models import Game, MoveRow, OutboxMessage
@@ -26,20 +26,20 @@ pytestmark = [pytest.mark.reliability, pytest.mark.slow]
 GAMES = int(os.environ.get("PBEM_RELIABILITY_GAMES", "50"))
 
 
-def _new_games(env, count: int) -> list[games.CreatedGame]:
+def _new_games(env, count: int) -> list[new_games.CreatedGame]:
     return [
-        games.create_game(
+        new_games.create_game(
             env,
             (
-                games.PlayerIn(f"A{i}", f"a{i}@example.test"),
-                games.PlayerIn(f"B{i}", f"b{i}@example.test"),
+                new_games.PlayerIn(f"A{i}", f"a{i}@example.test"),
+                new_games.PlayerIn(f"B{i}", f"b{i}@example.test"),
             ),
         )
         for i in range(count)
     ]
 
 
-def _check(env, created: list[games.CreatedGame]) -> dict[str, int]:
+def _check(env, created: list[new_games.CreatedGame]) -> dict[str, int]:
     """Every game verifies; its log is gapless; its outbox matches its committed moves."""
     moves = {}
     with env.db.read() as session:
@@ -74,7 +74,7 @@ def test_fifty_games_at_once_with_racing_duplicate_posts(start_gunicorn, env):
     assert all(r.refused_duplicates == r.accepted for r in results)  # every twin got a 409
     moves = _check(env, created)
     assert [moves[c.public_id] for c in created] == [r.accepted for r in results]
-    assert all(games.public_page(env, c.public_id).game.status == "finished" for c in created)
+    assert all(game_pages.public_page(env, c.public_id).game.status == "finished" for c in created)
     # A refused twin is an answer, not a failure: nothing in the workers' log (a pooled
     # connection dropped after a racing twin's failed COMMIT was, once).
     assert "Traceback" not in server.errors.read_text(), server.errors.read_text()[-3000:]

@@ -14,15 +14,15 @@ from pbem import ai
 from pbem.engine import Match, parse_move, rng
 from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput, NotAllowed, ServiceError
-from pbem.services.play import computer, games, moves, ratings
+from pbem.services.play import computer, game_pages, moves, new_games, ratings
 from pbem.services.scheduled import jobs
 from pbem.store.models import Game, MoveRow, OutboxMessage, Player
 
 ENTROPY = bytes(range(32))
 
 
-def person(email: str = "ada@example.test") -> games.PlayerIn:
-    return games.PlayerIn("Ada", email)
+def person(email: str = "ada@example.test") -> new_games.PlayerIn:
+    return new_games.PlayerIn("Ada", email)
 
 
 def game_of(env, public_id: str) -> Game:
@@ -43,11 +43,11 @@ def play_out(env, token: str, seed: int = 1, *, stop_after: int | None = None) -
     rnd, made = random.Random(seed), 0
     while True:
         computer.computer_moves(env)
-        page = games.seat_page(env, token, access.Client())
+        page = game_pages.seat_page(env, token, access.Client())
         assert not page.thinking  # one run of the job answered
         if page.view.table.to_move is None or (stop_after is not None and made >= stop_after):
             return made
-        legal = games.legal_moves(env, token)
+        legal = game_pages.legal_moves(env, token)
         moves.submit_move(env, token, page.next_n, rnd.choice(legal), access.Client())
         made += 1
 
@@ -58,7 +58,7 @@ def test_signed_in_start_deals_at_once_with_the_public_contribution(env):
     assert game.dealt and game.seats[1].bot == "easy" and game.seats[0].bot is None
     assert game.seats[1].name == "Computer (easy)"
     assert game.seats[1].email == computer.ADDRESS
-    fixed = games.COMPUTER_CONTRIBUTION
+    fixed = new_games.COMPUTER_CONTRIBUTION
     assert fixed == hashlib.sha256(b"pbem/computer/contribution").digest()
     assert game.seats[1].contribution == fixed.hex()
     assert bytes.fromhex(game.seed) == rng.mix_seed(bytes.fromhex(game.server_seed), ENTROPY, fixed)
@@ -85,7 +85,7 @@ def test_the_home_page_start_waits_for_the_person_to_accept_from_their_mail(env)
             )
         ]
     assert kinds == [("invitation", "home@example.test")]
-    assert games.accept(env, created.tokens[0], ENTROPY, access.Client()) is True
+    assert new_games.accept(env, created.tokens[0], ENTROPY, access.Client()) is True
     assert game_of(env, created.public_id).dealt
 
 
@@ -152,7 +152,7 @@ def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
     created = computer.start(env, person("links@example.test"), "easy", contribution=ENTROPY)
     bot_token = created.tokens[1]
     with pytest.raises(NotAllowed):
-        games.seat_page(env, bot_token, access.Client())
+        game_pages.seat_page(env, bot_token, access.Client())
     with pytest.raises(NotAllowed):
         moves.submit_move(env, bot_token, 1, "take camels", access.Client(), source="api")
     game = game_of(env, created.public_id)
@@ -164,10 +164,10 @@ def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
 
         return opener
 
-    first = games.seat_page(env, created.tokens[0], access.Client())
+    first = game_pages.seat_page(env, created.tokens[0], access.Client())
     n = first.next_n
     to_move = first.view.table.to_move
-    legal = parse_move(games.legal_moves(env, created.tokens[0])[0]) if to_move == 0 else None
+    legal = parse_move(game_pages.legal_moves(env, created.tokens[0])[0]) if to_move == 0 else None
     for which, source in ((1, "web"), (1, "email"), (1, "api"), (0, "bot")):
         with pytest.raises(ServiceError):
             moves._append(
@@ -221,12 +221,12 @@ def test_a_run_plays_at_most_its_limit_and_the_sweep_finds_older_games(env, cloc
     ]
     computer.computer_moves(env)  # whoever the computer starts, it has moved
     for created in made:  # each person moves once
-        page = games.seat_page(env, created.tokens[0], access.Client())
+        page = game_pages.seat_page(env, created.tokens[0], access.Client())
         moves.submit_move(
             env,
             created.tokens[0],
             page.next_n,
-            games.legal_moves(env, created.tokens[0])[0],
+            game_pages.legal_moves(env, created.tokens[0])[0],
             access.Client(),
         )
     clock.advance(hours=1)  # older than the quick job's window: only the sweep sees them
@@ -234,7 +234,7 @@ def test_a_run_plays_at_most_its_limit_and_the_sweep_finds_older_games(env, cloc
     assert computer.computer_moves(env, recent=None, limit=3).moves == 3
     assert computer.computer_moves(env, recent=None).moves == 1
     for created in made:
-        assert not games.seat_page(env, created.tokens[0], access.Client()).thinking
+        assert not game_pages.seat_page(env, created.tokens[0], access.Client()).thinking
 
 
 def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
@@ -245,12 +245,12 @@ def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
     moves.resign(
         env,
         created.tokens[0],
-        games.seat_page(env, created.tokens[0], access.Client()).next_n,
+        game_pages.seat_page(env, created.tokens[0], access.Client()).next_n,
         access.Client(),
     )
     token = computer.again(env, created.tokens[0], None, access.Client())
     assert computer.again(env, created.tokens[0], None, access.Client()) == token
-    page = games.seat_page(env, token, access.Client())
+    page = game_pages.seat_page(env, token, access.Client())
     assert page.game.computer == (1, "strong")
     assert page.game.public_id != created.public_id
 
@@ -259,12 +259,12 @@ def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkey
     waiting = []
     for _ in range(2):
         token = computer.start(env, person(), "easy", contribution=ENTROPY).tokens[0]
-        page = games.seat_page(env, token, access.Client())
+        page = game_pages.seat_page(env, token, access.Client())
         if page.view.table.to_move == 0:  # the person begins: one move, then it is the computer's
-            legal = games.legal_moves(env, token)
+            legal = game_pages.legal_moves(env, token)
             moves.submit_move(env, token, page.next_n, legal[0], access.Client())
         waiting.append(token)
-    broken = games.seat_page(env, waiting[0], access.Client()).game.public_id
+    broken = game_pages.seat_page(env, waiting[0], access.Client()).game.public_id
     real = computer.ai.play
 
     def play(match, *args):
@@ -275,5 +275,9 @@ def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkey
     monkeypatch.setattr(computer.ai, "play", play)
     report = computer.computer_moves(env, recent=None, limit=100)
     assert report.failed == 1 and report
-    assert games.seat_page(env, waiting[0], access.Client()).view.table.to_move == 1  # still owed
-    assert games.seat_page(env, waiting[1], access.Client()).view.table.to_move == 0  # answered
+    assert (
+        game_pages.seat_page(env, waiting[0], access.Client()).view.table.to_move == 1
+    )  # still owed
+    assert (
+        game_pages.seat_page(env, waiting[1], access.Client()).view.table.to_move == 0
+    )  # answered

@@ -12,16 +12,16 @@ from sqlalchemy import func, select
 
 from pbem.services.core import access
 from pbem.services.core.errors import WrongState
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from pbem.services.records import game_records
 from pbem.store.models import Game, MoveRow
 
 
 def _new_game(env) -> tuple[str, str]:
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
-    seat = games.public_page(env, created.public_id).view.table.to_move
+    seat = game_pages.public_page(env, created.public_id).view.table.to_move
     return created.public_id, created.tokens[seat]
 
 
@@ -53,7 +53,7 @@ def _moves(env, public_id: str) -> list[MoveRow]:
 def test_racing_duplicates_record_exactly_one_move(env):
     for _ in range(5):
         public_id, token = _new_game(env)
-        legal = games.legal_moves(env, token)
+        legal = game_pages.legal_moves(env, token)
         results = _race(env, token, [legal[0], legal[-1], legal[0], legal[len(legal) // 2]])
         done = [r for r in results if isinstance(r, moves.MoveDone)]
         refused = [r for r in results if isinstance(r, WrongState)]
@@ -70,7 +70,7 @@ def test_a_duplicate_insert_fails_on_the_unique_key(env):
     from sqlalchemy.exc import IntegrityError
 
     public_id, token = _new_game(env)
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
+    moves.submit_move(env, token, 1, game_pages.legal_moves(env, token)[0], access.Client())
     row = _moves(env, public_id)[0]
     with pytest.raises(IntegrityError), env.db.write() as session:
         session.add(

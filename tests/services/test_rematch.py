@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services.core import access
-from pbem.services.play import challenges, games
+from pbem.services.core import access, errors
+from pbem.services.play import challenges, game_clock, game_pages, new_games
 from pbem.store import games as game_rows
 from tests.mail.play import new_game
 from tests.web.test_replay import play_random
@@ -17,7 +17,7 @@ def test_a_rematch_asked_for_at_the_same_moment_is_the_one_the_other_player_made
     the request answers with the rematch that stands."""
     public_id = new_game(env, first=0)
     play_random(env, public_id)
-    t0, t1 = games.seat_tokens(env, public_id)
+    t0, t1 = game_pages.seat_tokens(env, public_id)
     theirs = challenges.rematch(env, t1, None, access.Client())
     found = game_rows.rematch_of
     reads = []
@@ -37,10 +37,13 @@ def test_the_recorder_refuses_a_second_rematch_of_a_game_and_writes_nothing(env)
         old = game_rows.by_public_id(session, public_id)
         assert old is not None
         old_id, newest = old.id, game_rows.newest(session, 1)[0].id
-    players = (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
-    made = games.create_game(env, players, await_players=True, rematch_of=old_id)
+    players = (
+        new_games.PlayerIn("Ada", "ada@example.test"),
+        new_games.PlayerIn("Bo", "bo@example.test"),
+    )
+    made = new_games.create_game(env, players, await_players=True, rematch_of=old_id)
     with pytest.raises(game_rows.RematchMade):
-        games.create_game(env, players, await_players=True, rematch_of=old_id)
+        new_games.create_game(env, players, await_players=True, rematch_of=old_id)
     with env.db.read() as session:
         assert game_rows.rematch_of(session, old_id).public_id == made.public_id
         assert [g.public_id for g in game_rows.newest(session, 10) if g.id > newest] == [
@@ -61,9 +64,42 @@ def test_a_game_stored_before_todays_rules_still_gets_its_rematch(env):
         game = game_rows.by_public_id(session, public_id)
         session.get(Seat, game.seats[1].id).name = "x@evil.example, \uff1cy\uff1e"
         session.get(Game, game.id).reminder_every_hours = 1
-    new_id = challenges.rematch(env, games.seat_tokens(env, public_id)[0], None, access.Client())
+    new_id = challenges.rematch(
+        env, game_pages.seat_tokens(env, public_id)[0], None, access.Client()
+    )
     with env.db.read() as session:
         new = game_rows.by_public_id(session, new_id)
-        assert new.reminder_every_hours == games.CLOCK_LIMITS["reminder_every_hours"].low
+        assert new.reminder_every_hours == game_clock.CLOCK_LIMITS["reminder_every_hours"].low
         kept = new.seats[1].name
     assert clean_name(kept) == kept and "@" not in kept
+
+
+def test_a_stored_clock_is_brought_within_todays_bounds_one_setting_at_a_time():
+    """``GameClock.of`` reads every bounded setting through ``CLOCK_LIMITS`` and a timeout
+    action it does not know as the default one (a slotted dataclass's class attribute is a
+    descriptor, not the default: an instance's is read)."""
+    from types import SimpleNamespace
+
+    stored = SimpleNamespace(
+        days_per_move=None,
+        reminder_after_hours=1,
+        reminder_every_hours=10_000,
+        timeout_action="forfeit",
+        vacation_days=-3,
+    )
+    clock = game_clock.GameClock.of(stored)
+    limits = game_clock.CLOCK_LIMITS
+    assert clock == game_clock.GameClock(
+        days_per_move=None,
+        reminder_after_hours=limits["reminder_after_hours"].low,
+        reminder_every_hours=limits["reminder_every_hours"].high,
+        timeout_action="claim",
+        vacation_days=limits["vacation_days"].low,
+    )
+    assert clock.check() is clock
+    for name, limit in limits.items():
+        for wrong in (limit.low - 1, limit.high + 1):
+            with pytest.raises(errors.InvalidInput):
+                game_clock.GameClock(**{name: wrong}).check()
+    with pytest.raises(errors.InvalidInput):
+        game_clock.GameClock(timeout_action="forfeit").check()

@@ -15,7 +15,7 @@ from sqlalchemy import event
 from pbem.engine import replay_moves
 from pbem.services.core import access, log
 from pbem.services.core.env import Env
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 
 
 @contextmanager
@@ -37,17 +37,17 @@ def reads_of_the_log(seen: list[str]) -> list[str]:
 
 
 def _new_game(env: Env) -> tuple[str, list[str]]:
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
     return created.public_id, list(created.tokens)
 
 
 def _move(env: Env, tokens: list[str]) -> None:
     for token in tokens:
-        legal = games.legal_moves(env, token)
+        legal = game_pages.legal_moves(env, token)
         if legal:
-            page = games.seat_page(env, token, access.Client())
+            page = game_pages.seat_page(env, token, access.Client())
             moves.submit_move(env, token, page.next_n, legal[-1], access.Client())
             return
     raise AssertionError("nobody could move")
@@ -59,7 +59,7 @@ def test_workers_taking_turns_each_see_the_whole_log(env: Env):
     for i in range(12):
         _move((env, other)[i % 3 == 0], tokens)
         for worker in (env, other):
-            page = games.seat_page(worker, tokens[0], access.Client())
+            page = game_pages.seat_page(worker, tokens[0], access.Client())
             with worker.db.read() as session:
                 game, _ = log.authenticate(worker, session, tokens[0])
                 rows = log.log_rows(session, game)
@@ -75,9 +75,9 @@ def test_a_current_cache_reads_no_log_rows(env: Env):
     _, tokens = _new_game(env)
     for _ in range(5):
         _move(env, tokens)
-    games.seat_page(env, tokens[0], access.Client())  # the cache now ends at the last move
+    game_pages.seat_page(env, tokens[0], access.Client())  # the cache now ends at the last move
     with statements(env) as seen:
-        page = games.seat_page(env, tokens[1], access.Client())
+        page = game_pages.seat_page(env, tokens[1], access.Client())
     assert page.next_n == 6
     assert reads_of_the_log(seen) == []
 
@@ -87,10 +87,10 @@ def test_a_move_by_another_worker_is_read_from_where_the_cache_ends(env: Env):
     _, tokens = _new_game(env)
     for _ in range(4):
         _move(env, tokens)
-    games.seat_page(other, tokens[0], access.Client())
+    game_pages.seat_page(other, tokens[0], access.Client())
     _move(env, tokens)  # move 5, which ``other`` has not seen
     with statements(other) as seen:
-        page = games.seat_page(other, tokens[0], access.Client())
+        page = game_pages.seat_page(other, tokens[0], access.Client())
     assert page.next_n == 6
     (read,) = reads_of_the_log(seen)
     assert "moves.n >=" in read  # from its last known move on, not the whole log

@@ -18,7 +18,7 @@ from sqlalchemy import event
 
 from pbem.services.core import access
 from pbem.services.core.env import Env
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from pbem.store.db import is_sqlite
 from tests.services.test_replay_cache import _move, _new_game, statements
 
@@ -51,9 +51,9 @@ def a_move_to_make(env: Env) -> tuple[str, int, str]:
     """The token of the seat to move in a game one move old, the move's number, a move."""
     _, tokens = _new_game(env)
     _move(env, tokens)
-    page = games.seat_page(env, tokens[0], access.Client())
+    page = game_pages.seat_page(env, tokens[0], access.Client())
     token = tokens[0] if page.view.my_turn else tokens[1]
-    return token, page.next_n, games.legal_moves(env, token)[0]
+    return token, page.next_n, game_pages.legal_moves(env, token)[0]
 
 
 def test_a_move_is_one_select_and_three_inserts(env: Env):
@@ -72,9 +72,9 @@ def test_a_seat_page_is_one_select_and_the_access_log(env: Env):
     _, tokens = _new_game(env)
     for _ in range(3):
         _move(env, tokens)
-    games.seat_page(env, tokens[0], access.Client())
+    game_pages.seat_page(env, tokens[0], access.Client())
     with statements(env) as seen:
-        page = games.seat_page(env, tokens[1], access.Client())
+        page = game_pages.seat_page(env, tokens[1], access.Client())
     assert page.next_n == 4
     assert kinds(seen) == ["SELECT games", "INSERT access_log"]
 
@@ -121,9 +121,9 @@ def test_on_postgresql_a_seat_page_is_two_round_trips(env: Env):
     """The game's SELECT, then the access-log INSERT (no transaction around them)."""
     _, tokens = _new_game(env)
     _move(env, tokens)
-    games.seat_page(env, tokens[1], access.Client())
+    game_pages.seat_page(env, tokens[1], access.Client())
     with round_trips(env) as count:
-        games.seat_page(env, tokens[1], access.Client())
+        game_pages.seat_page(env, tokens[1], access.Client())
     assert count == [2]
 
 
@@ -133,12 +133,12 @@ def test_on_postgresql_a_move_against_the_computer_is_two_round_trips_with_its_n
     from pbem.services.play import computer
 
     created = computer.start(
-        env, games.PlayerIn("Ada", "rt@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "rt@example.test"), "easy", contribution=bytes(32)
     )
     computer.computer_moves(env)
     token = created.tokens[0]
-    page = games.seat_page(env, token, access.Client())
-    move = games.legal_moves(env, token)[0]
+    page = game_pages.seat_page(env, token, access.Client())
+    move = game_pages.legal_moves(env, token)[0]
     with round_trips(env) as count, statements(env) as seen:
         moves.submit_move(env, token, page.next_n, move, access.Client())
     assert count == [2]

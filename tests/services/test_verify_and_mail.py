@@ -13,7 +13,7 @@ from pbem.clock import FrozenClock
 from pbem.mail.delivery import BACKOFF, ConsoleBackend, FileBackend
 from pbem.services.core import access
 from pbem.services.core.env import Env
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
@@ -31,14 +31,14 @@ def own_env(migrated_database, config, clock) -> Iterator[Env]:
 
 
 def _play(env, count: int) -> str:
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
     for _ in range(count):
-        for token in games.seat_tokens(env, created.public_id):
-            legal = games.legal_moves(env, token)
+        for token in game_pages.seat_tokens(env, created.public_id):
+            legal = game_pages.legal_moves(env, token)
             if legal:
-                n = games.seat_page(env, token, access.Client()).next_n
+                n = game_pages.seat_page(env, token, access.Client()).next_n
                 moves.submit_move(env, token, n, legal[0], access.Client())
                 break
     return created.public_id
@@ -62,9 +62,9 @@ def test_a_tampered_log_is_flagged_on_every_page(own_env):
     report = game_records.verify_game(env, public_id)
     assert not report.ok
     assert report.first_bad_move == 3
-    page = games.public_page(env, public_id)
+    page = game_pages.public_page(env, public_id)
     assert page.game.integrity_error and "chain" in page.game.integrity_error
-    listed = {g.public_id: g for g in games.list_games(env)}
+    listed = {g.public_id: g for g in game_pages.list_games(env)}
     assert listed[public_id].integrity_error
 
 
@@ -156,7 +156,7 @@ def test_the_flag_shows_on_the_replay_too(own_env):
     public_id = _play(env, 3)
     with env.db.write() as session:
         session.execute(text("UPDATE games SET integrity_error = 'chain: move 2 altered'"))
-    token = games.seat_tokens(env, public_id)[0]
+    token = game_pages.seat_tokens(env, public_id)[0]
     page = create_app(env=env).test_client().get(f"/s/{token}/replay")
     assert "stored log does not verify" in page.text and "chain: move 2 altered" in page.text
     assert "The game is frozen" in page.text

@@ -12,7 +12,7 @@ import pytest
 from pbem import wakeup
 from pbem.services.core import access
 from pbem.services.core.errors import MoveRefused
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.store import wakeup as signals
 from pbem.store.db import is_sqlite
 from tests.conftest import own_database
@@ -24,16 +24,16 @@ database_url, database = own_database("module")
 
 def persons_turn(env, email: str) -> tuple[str, str]:
     """A game against the computer where the person is to move: (public id, token)."""
-    created = computer.start(env, games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
+    created = computer.start(env, new_games.PlayerIn("Ada", email), "easy", contribution=bytes(32))
     t = created.tokens[0]
     computer.computer_moves(env)  # the computer's first move, if it starts
-    assert games.seat_page(env, t, access.Client()).view.my_turn
+    assert game_pages.seat_page(env, t, access.Client()).view.my_turn
     return created.public_id, t
 
 
 def a_move(env, t: str) -> None:
-    page = games.seat_page(env, t, access.Client())
-    moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
+    moves.submit_move(env, t, page.next_n, game_pages.legal_moves(env, t)[0], access.Client())
 
 
 def test_the_persons_move_wakes_the_listener(env):
@@ -48,9 +48,12 @@ def test_the_computer_starting_a_game_wakes_the_listener(env):
     with signals.listening(env.db) as listener:
         for i in range(12):  # a fair seat draw: the computer starts about every other game
             created = computer.start(
-                env, games.PlayerIn("Ada", f"start{i}@example.test"), "easy", contribution=bytes(32)
+                env,
+                new_games.PlayerIn("Ada", f"start{i}@example.test"),
+                "easy",
+                contribution=bytes(32),
             )
-            if games.seat_page(env, created.tokens[0], access.Client()).thinking:
+            if game_pages.seat_page(env, created.tokens[0], access.Client()).thinking:
                 assert listener.wait(10)
                 return
             listener.wait(0.3)  # SQLite: nothing; PostgreSQL: nothing was sent
@@ -67,9 +70,9 @@ def test_on_postgresql_only_the_computers_turn_is_told(env):
     with signals.listening(env.db) as listener:
         seat = to_move(env, public_id)
         people = token(env, public_id, seat)
-        moves.submit_move(env, people, 1, games.legal_moves(env, people)[0], access.Client())
+        moves.submit_move(env, people, 1, game_pages.legal_moves(env, people)[0], access.Client())
         assert not listener.wait(0.5)  # between two people
-        page = games.seat_page(env, t, access.Client())
+        page = game_pages.seat_page(env, t, access.Client())
         with pytest.raises(MoveRefused):
             moves.submit_move(env, t, page.next_n, "sell 9 diamond", access.Client())
         assert not listener.wait(0.5)  # refused: nothing committed
@@ -133,5 +136,5 @@ def test_the_scheduler_plays_the_computers_move_at_once_not_at_its_interval(env,
         took = time.perf_counter() - started
     finally:
         scheduler.shutdown(wait=True)
-    assert games.seat_page(env, t, access.Client()).view.my_turn
+    assert game_pages.seat_page(env, t, access.Client()).view.my_turn
     assert took < 10  # the benchmark measures it: well under a second on an idle machine

@@ -27,7 +27,7 @@ from pbem.mail.delivery import ConsoleBackend
 from pbem.services.core import access, limits
 from pbem.services.core.env import Env
 from pbem.services.core.errors import WrongState
-from pbem.services.play import games, moves, ratings, replies, seat_settings
+from pbem.services.play import game_pages, moves, new_games, ratings, replies, seat_settings
 from pbem.services.play.link_recovery import reissue_link
 from pbem.services.records import analysis, game_records
 from pbem.services.scheduled import jobs, retention
@@ -68,11 +68,11 @@ class Logged:
 
 
 def _played(env: Env) -> Logged:
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
-    token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
+    token = created.tokens[game_pages.public_page(env, created.public_id).view.table.to_move]
+    moves.submit_move(env, token, 1, game_pages.legal_moves(env, token)[0], access.Client())
     return _stored(env.db.engine, created.public_id)
 
 
@@ -256,11 +256,11 @@ def test_a_move_that_meets_an_existing_n_is_told_the_game_has_moved_on(env):
     """Another writer's move ``n`` lands between the use case's read of the log and its
     INSERT (here sent first on the same connection): the INSERT is refused, the use case
     answers "the game has moved on", and its whole transaction is gone."""
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
-    token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
-    legal = games.legal_moves(env, token)
+    token = created.tokens[game_pages.public_page(env, created.public_id).view.table.to_move]
+    legal = game_pages.legal_moves(env, token)
     sneaked: list[str] = []
 
     def sneak_in_first(
@@ -277,7 +277,7 @@ def test_a_move_that_meets_an_existing_n_is_told_the_game_has_moved_on(env):
     finally:
         event.remove(env.db.engine, "before_cursor_execute", sneak_in_first)
     assert sneaked
-    assert not games.public_page(env, created.public_id).entries
+    assert not game_pages.public_page(env, created.public_id).entries
     done = moves.submit_move(env, token, 1, legal[0], access.Client())  # and it can go on
     assert done.n == 1
 
@@ -381,18 +381,18 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     env = app_env
     env.db.check_schema()
     email = "role-player@example.test"
-    public_id = games.create_game(
-        env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
+    public_id = new_games.create_game(
+        env, (new_games.PlayerIn("Ada", email), new_games.PlayerIn("Bo", "bo@example.test"))
     ).public_id
     play_random(env, public_id)
-    assert games.public_page(env, public_id).game.status == "finished"
+    assert game_pages.public_page(env, public_id).game.status == "finished"
     assert game_records.verify_game(env, public_id).ok
 
-    running = games.create_game(
-        env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
+    running = new_games.create_game(
+        env, (new_games.PlayerIn("Ada", email), new_games.PlayerIn("Bo", "bo@example.test"))
     ).public_id
     play_random(env, running, 5)
-    token = games.seat_tokens(env, running)[0]
+    token = game_pages.seat_tokens(env, running)[0]
     seat_settings.set_away(env, token, 2, access.Client())
     seat_settings.come_back(env, token, access.Client())
     reissue_link(env, token, access.Client())
@@ -411,11 +411,11 @@ def test_the_app_role_plays_mails_and_keeps_accounts(app_env, pg_roles):
     env.clock.advance(days=env.config.retention.client_days + 1)  # the retention job's work
     assert retention.run(env, batch=5).access
     # the analysis of finished games: the job's first slice, and a game computed again
-    short = games.create_game(
-        env, (games.PlayerIn("Ada", email), games.PlayerIn("Bo", "bo@example.test"))
+    short = new_games.create_game(
+        env, (new_games.PlayerIn("Ada", email), new_games.PlayerIn("Bo", "bo@example.test"))
     ).public_id
-    first = games.public_page(env, short).view.table.to_move
-    moves.submit_move(env, games.seat_tokens(env, short)[first], 1, "resign", access.Client())
+    first = game_pages.public_page(env, short).view.table.to_move
+    moves.submit_move(env, game_pages.seat_tokens(env, short)[first], 1, "resign", access.Client())
     assert analysis.analyse(env, 2).moves == 2
     assert analysis.recompute(env, [short]) == [short]
     assert analysis.recompute(env, [short]) == [short]

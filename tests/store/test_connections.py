@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import create_engine, event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from pbem.store import postgresql
 from pbem.store.access_log import INSERT as INSERT_ACCESS
 from pbem.store.db import Database, DatabaseUnavailable, is_sqlite
@@ -81,8 +81,12 @@ def test_a_lost_connection_answers_503_in_words_and_the_next_request_is_served(
 
     monkeypatch.setattr(postgresql, "PING_IDLE_AFTER", 3600.0)
     env = Env(config=config, db=own_db, clock=clock)
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
     client = create_app(env=env).test_client()
     assert client.get(f"/s/{created.tokens[0]}").status_code == 200
@@ -111,8 +115,12 @@ def test_a_lost_connection_answers_503_in_words_and_the_next_request_is_served(
 
 
 def test_autocommit_commits_each_statement_at_once(database, env):
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
     with database.read() as session:
         game_id = session.scalar(select(Game.id).where(Game.public_id == created.public_id))
@@ -150,8 +158,12 @@ def test_a_connection_back_from_autocommit_runs_transactions_again(database):
 
 
 def a_game_id(env) -> int:
-    created = games.create_game(
-        env, (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
     )
     with env.db.read() as session:
         return session.scalar(select(Game.id).where(Game.public_id == created.public_id))

@@ -17,8 +17,7 @@ from pbem.services.core import access
 from pbem.services.core.identity import player_for
 from pbem.services.mailing import outbox_admin as outbox_service
 from pbem.services.play import challenges as challenge_service
-from pbem.services.play import games as game_service
-from pbem.services.play import moves
+from pbem.services.play import moves, new_games
 from pbem.store import access_log, games, move_log
 from pbem.store import challenges as challenge_rows
 from pbem.store import outbox as outbox_store
@@ -33,11 +32,11 @@ BUILDERS = {"select", "insert", "update", "delete", "text"}
 
 
 def a_game_id(env) -> int:
-    created = game_service.create_game(
+    created = new_games.create_game(
         env,
         (
-            game_service.PlayerIn("Ada", "ada@example.test"),
-            game_service.PlayerIn("Bo", "bo@example.test"),
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
         ),
     )
     with env.db.read() as session:
@@ -154,12 +153,12 @@ def test_the_status_filters_pick_running_and_finished_games(env):
     """``running_ids`` and ``digest_readers`` read the engine's IN_PROGRESS, ratings its
     FINISHED: a game waiting for its players is in neither."""
     players = (
-        game_service.PlayerIn("Ada", "ada@example.test"),
-        game_service.PlayerIn("Bo", "bo@example.test"),
+        new_games.PlayerIn("Ada", "ada@example.test"),
+        new_games.PlayerIn("Bo", "bo@example.test"),
     )
-    running = game_service.create_game(env, players, first_player=0)
-    over = game_service.create_game(env, players, first_player=0)
-    waiting = game_service.create_game(env, players, await_players=True)
+    running = new_games.create_game(env, players, first_player=0)
+    over = new_games.create_game(env, players, first_player=0)
+    waiting = new_games.create_game(env, players, await_players=True)
     moves.resign(env, over.tokens[0], 1, access.Client())
     with env.db.write() as session:
         ids = {}
@@ -344,7 +343,7 @@ def test_only_the_store_builds_sql():
         p for p in sorted(PACKAGE.rglob("*.py")) if "store" not in p.relative_to(PACKAGE).parts[:1]
     ]
     checked = {p.relative_to(PACKAGE).as_posix() for p in outside}
-    assert {"leadership.py", "scheduler.py", "services/play/games.py", "web/seat.py"} <= checked
+    assert {"leadership.py", "scheduler.py", "services/play/new_games.py", "web/seat.py"} <= checked
     offenders = {}
     for path in outside:
         if found := _builders_imported(path):

@@ -77,13 +77,13 @@ def test_the_app_refuses_an_unmigrated_database(fresh_database, config):
 
 def _one_move(env) -> MoveRow:
     from pbem.services.core import access
-    from pbem.services.play import games, moves
+    from pbem.services.play import game_pages, moves, new_games
 
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
-    token = created.tokens[games.public_page(env, created.public_id).view.table.to_move]
-    moves.submit_move(env, token, 1, games.legal_moves(env, token)[0], access.Client())
+    token = created.tokens[game_pages.public_page(env, created.public_id).view.table.to_move]
+    moves.submit_move(env, token, 1, game_pages.legal_moves(env, token)[0], access.Client())
     with env.db.read() as session:
         return session.scalars(select(MoveRow).order_by(MoveRow.id.desc()).limit(1)).one()
 

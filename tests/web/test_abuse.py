@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.config import Limits
-from pbem.services.play import challenges, games
+from pbem.services.play import challenges, new_games
 from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage, Player
 from pbem.web import create_app
@@ -253,8 +253,12 @@ def test_uploads_are_capped_in_number_and_size_oldest_first(env):
 
 
 def test_a_new_address_answers_the_same_whether_or_not_it_is_taken(client, env):
-    games.create_game(
-        env, (games.PlayerIn("Owner", "taken@example.test"), games.PlayerIn("O", "o@example.test"))
+    new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Owner", "taken@example.test"),
+            new_games.PlayerIn("O", "o@example.test"),
+        ),
     )
     sign_in(client, env, "taken@example.test")  # the address now has an account
     requester = "mover@example.test"

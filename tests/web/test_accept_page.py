@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from pbem.store.models import Game
 from tests.helpers import csrf_of, link_in, mails
 
@@ -39,9 +39,12 @@ def test_a_rematch_names_no_inviter(client, env):
     first = _create(client)
     with env.db.read() as session:
         old = session.scalars(select(Game).where(Game.public_id == first)).one().id
-    made = games.create_game(
+    made = new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
         await_players=True,
         rematch_of=old,
     )

@@ -6,18 +6,18 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbem.services.core import access
-from pbem.services.play import games, seat_settings
+from pbem.services.play import game_pages, new_games, seat_settings
 from pbem.store.models import Player, Seat
 from tests.helpers import csrf_of
 from tests.web.test_players import sign_in, sign_in_mail
 
 
 def _game(env, me: str, opponent: str, language: str, zone: str) -> str:
-    return games.create_game(
+    return new_games.create_game(
         env,
         (
-            games.PlayerIn("Олена", me, language, zone),
-            games.PlayerIn("Op", opponent),
+            new_games.PlayerIn("Олена", me, language, zone),
+            new_games.PlayerIn("Op", opponent),
         ),
         first_player=0,
     ).public_id
@@ -49,7 +49,7 @@ def test_an_account_takes_its_language_and_zone_from_its_seats(client, env):
     sign_in(client, env, me)
     (mail,) = sign_in_mail(env, me)
     assert "посилання для входу" in mail.subject
-    t = games.seat_tokens(env, public_id)[0]
+    t = game_pages.seat_tokens(env, public_id)[0]
     seat_settings.set_reader(env, t, "zh", "Asia/Shanghai", access.Client())  # a seat changes them
     assert _player(env, me)["language"] == "zh"
     assert _player(env, me)["timezone"] == "Asia/Shanghai"
@@ -59,13 +59,16 @@ def test_an_account_takes_its_language_and_zone_from_its_seats(client, env):
 
 
 def test_the_invited_player_who_accepts_in_a_language_has_an_account_in_it(client, env):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
-        (games.PlayerIn("A", "a-accepts@example.test"), games.PlayerIn("B", "b@example.test")),
+        (
+            new_games.PlayerIn("A", "a-accepts@example.test"),
+            new_games.PlayerIn("B", "b@example.test"),
+        ),
         first_player=0,
         await_players=True,
     )
-    games.accept(
+    new_games.accept(
         env, created.tokens[1], b"x" * 32, access.Client(), language="fa", timezone="Asia/Tehran"
     )
     assert _player(env, "b@example.test")["language"] == "fa"
@@ -82,7 +85,7 @@ def test_the_settings_form_shows_the_accounts_values_and_saving_one_field_keeps_
     # a game typed in by anyone does not change the account; its own seat's link does
     _game(env, me, "op5@example.test", "fa", "Asia/Tehran")
     assert _player(env, me)["language"] == "zh"
-    t = games.seat_tokens(env, second)[0]
+    t = game_pages.seat_tokens(env, second)[0]
     seat_settings.set_reader(env, t, "uk", "Europe/Kyiv", access.Client())
     seats_before, player_before = _seats(env, me), _player(env, me)
     assert [s["language"] for s in seats_before] == ["zh", "uk", "fa"]

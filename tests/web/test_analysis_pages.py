@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
 from pbem.services.core import access, log
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
 from tests.conftest import own_database
@@ -118,7 +118,7 @@ def test_nothing_while_the_game_runs(client, module_env):
     env = module_env
     public_id = new_game(env)
     play(env, public_id, 4)
-    seat = games.seat_tokens(env, public_id)[0]
+    seat = game_pages.seat_tokens(env, public_id)[0]
     page = client.get(f"/s/{seat}/replay?n=2&lang=en").get_data(as_text=True)
     assert 'class="analysis"' not in page and "verdict" not in page and "Analysis" not in page
     assert client.get(f"/api/games/{public_id}/analysis").status_code == 403
@@ -133,7 +133,7 @@ def test_the_api_serves_a_finished_games_analysis(client, module_env, analysed):
     assert [m["n"] for m in data["moves"]] == list(range(1, 10))
     first = data["moves"][0]
     assert first["seat"] == 0 and 0 <= first["after"] <= first["before"] <= 1
-    seat = games.seat_tokens(module_env, public_id)[1]
+    seat = game_pages.seat_tokens(module_env, public_id)[1]
     same = client.get("/api/seat/analysis", headers={"Authorization": f"Bearer {seat}"})
     assert same.status_code == 200 and same.get_json() == data
     seat_page = client.get(f"/s/{seat}/replay?n=2").get_data(as_text=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.services.play import games
+from pbem.services.play import game_pages
 from tests.mail.play import new_game, play, token
 
 
@@ -16,7 +16,7 @@ def test_a_stale_move_gets_the_current_position(client, env):
     t0 = token(env, public_id, 0)
     current = client.get("/api/seat", headers=_bearer(t0)).get_json()
     assert current["next_n"] == 3
-    move = games.legal_moves(env, t0)[0]
+    move = game_pages.legal_moves(env, t0)[0]
     for url in ("/api/seat/moves", "/api/seat/preview"):
         stale = client.post(url, json={"n": 2, "move": move}, headers=_bearer(t0))
         assert stale.status_code == 409, stale.get_json()

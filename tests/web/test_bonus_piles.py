@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.mail.play import new_game, token
 
 BONUS = re.compile(r'<span class="bonus-pile" title="[^"]*"><bdi>([^<]*)</bdi></span>')
@@ -24,11 +24,11 @@ def test_the_bonus_piles_are_labelled_in_words(client, env):
 
 
 def test_a_persian_page_isolates_each_label(client, env):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
-            games.PlayerIn("Bo", "bo@example.test"),
+            new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
         ),
     )
     page = client.get(f"/s/{created.tokens[0]}").text

@@ -26,7 +26,7 @@ from werkzeug.serving import make_server
 from pbem import wheel
 from pbem.engine import rng
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from pbem.services.records import game_records
 from tests.helpers import mails
 from tests.mail.play import new_game
@@ -37,18 +37,23 @@ SEED_CHECK = re.compile(r'<pre class="mail command" dir="ltr">(python3 -c .*?)</
 
 def finished_mixed_game(env, moves_first: int = 12) -> str:
     """A game started as on the web: both seats add their bytes, a few moves, a resignation."""
-    created = games.create_game(
+    created = new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo O'Neil", "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo O'Neil", "bo@example.test"),
+        ),
         await_players=True,
     )
     for token in created.tokens:
-        games.accept(env, token, secrets.token_bytes(32), access.Client())
+        new_games.accept(env, token, secrets.token_bytes(32), access.Client())
     rnd = random.Random(5)
     for n in range(1, moves_first + 1):
-        token = next(t for t in created.tokens if games.legal_moves(env, t))
-        moves.submit_move(env, token, n, rnd.choice(games.legal_moves(env, token)), access.Client())
-    token = next(t for t in created.tokens if games.legal_moves(env, t))
+        token = next(t for t in created.tokens if game_pages.legal_moves(env, t))
+        moves.submit_move(
+            env, token, n, rnd.choice(game_pages.legal_moves(env, token)), access.Client()
+        )
+    token = next(t for t in created.tokens if game_pages.legal_moves(env, t))
     moves.resign(env, token, moves_first + 1, access.Client())
     return created.public_id
 
@@ -117,7 +122,9 @@ def test_a_game_dealt_without_contributions_says_sha256_of_the_seed(client, env)
     assert "Commitment to the game's seed:" in running
     assert "The commitment is sha256 of the game's seed" in running
     assert "server's seed" not in running.split('id="fair-deal"')[1].split("</section>")[0]
-    token = games.seat_tokens(env, public_id)[games.public_page(env, public_id).view.table.to_move]
+    token = game_pages.seat_tokens(env, public_id)[
+        game_pages.public_page(env, public_id).view.table.to_move
+    ]
     moves.resign(env, token, 1, access.Client())
     data = _seeds(env, public_id)
     page = client.get(f"/g/{public_id}").text

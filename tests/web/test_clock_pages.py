@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pbem.services.core import access
-from pbem.services.play import games, seat_settings
+from pbem.services.play import game_clock, game_pages, new_games, seat_settings
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
 
-CLOCK = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 
 
 # A database of each test's own: the clock job, run every hour of days, then looks only
@@ -60,7 +60,7 @@ def test_after_a_timeout_the_late_seat_reads_that_the_opponent_may_claim(client,
 
 
 def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(client, env):
-    public_id = new_game(env, games.GameClock(days_per_move=1, timeout_action="wait"), first=0)
+    public_id = new_game(env, game_clock.GameClock(days_per_move=1, timeout_action="wait"), first=0)
     run_days(env, 2)
     page = client.get(f"/s/{token(env, public_id, 0)}").text
     assert "Your time for this move has run out. In this game a timeout gives no win" in page
@@ -70,7 +70,7 @@ def test_after_a_timeout_in_a_waiting_game_the_late_seat_reads_that_it_waits(cli
 def test_days_of_time_away_left_are_counted_in_words(client, env):
     from pbem.services.core.errors import InvalidInput
 
-    clock = games.GameClock(days_per_move=20, vacation_days=3)
+    clock = game_clock.GameClock(days_per_move=20, vacation_days=3)
     public_id = new_game(env, clock, first=0)
     t = token(env, public_id, 0)
     seat_settings.set_away(env, t, 2, access.Client())
@@ -99,11 +99,14 @@ def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_s
 
     me = "away-everywhere@example.test"
     ids = {
-        allowance: games.create_game(
+        allowance: new_games.create_game(
             env,
-            (games.PlayerIn("Me", me), games.PlayerIn(f"Op{allowance}", f"op{allowance}@x.test")),
+            (
+                new_games.PlayerIn("Me", me),
+                new_games.PlayerIn(f"Op{allowance}", f"op{allowance}@x.test"),
+            ),
             first_player=0,
-            clock=games.GameClock(days_per_move=3, vacation_days=allowance),
+            clock=game_clock.GameClock(days_per_move=3, vacation_days=allowance),
         ).public_id
         for allowance in (10, 2, 0)
     }
@@ -120,21 +123,23 @@ def test_days_away_in_all_games_store_what_each_allowance_lets_through_and_say_s
     )
     assert "In 1 game no days away are left: its clock runs on (Op0)." in text
     assert "Your clock is stopped in your running games" not in text
-    pages = {a: games.seat_page(env, token(env, i, 0), access.Client()) for a, i in ids.items()}
+    pages = {
+        a: game_pages.seat_page(env, token(env, i, 0), access.Client()) for a, i in ids.items()
+    }
     assert [pages[a].vacation_left for a in (10, 2, 0)] == [5, 0, 0]
     assert pages[10].clock.away and pages[2].clock.away and not pages[0].clock.away
     run_days(env, 3)  # the game without days away times out; the others' clocks stopped
     timed_out = {
         a
         for a, i in ids.items()
-        if "timeout" in [e.move for e in games.public_page(env, i).entries]
+        if "timeout" in [e.move for e in game_pages.public_page(env, i).entries]
     }
     assert timed_out == {0}
     run_days(env, 2)  # 5 days: the game with 2 days away has had 3 days of running time
     timed_out = {
         a
         for a, i in ids.items()
-        if "timeout" in [e.move for e in games.public_page(env, i).entries]
+        if "timeout" in [e.move for e in game_pages.public_page(env, i).entries]
     }
     assert timed_out == {0, 2}
 
@@ -161,9 +166,12 @@ def test_an_erased_account_is_mailed_nothing_and_its_queued_mails_go(client, env
     from tests.web.test_players import sign_in
 
     leaving = "Leaving.Clock@example.test"
-    public_id = games.create_game(
+    public_id = new_games.create_game(
         env,
-        (games.PlayerIn("Leaving", leaving), games.PlayerIn("Staying", "staying@example.test")),
+        (
+            new_games.PlayerIn("Leaving", leaving),
+            new_games.PlayerIn("Staying", "staying@example.test"),
+        ),
         first_player=0,
         clock=CLOCK,
     ).public_id
@@ -184,7 +192,7 @@ def test_an_erased_account_is_mailed_nothing_and_its_queued_mails_go(client, env
     assert [r for r in _rows(env, public_id) if r.seat == 0] == []
     assert any(r.seat == 1 for r in _rows(env, public_id))  # the opponent's mails stay
     run_days(env, 3)  # past the deadline: the timeout is logged, and told to Staying only
-    assert "timeout" in [e.move for e in games.public_page(env, public_id).entries]
+    assert "timeout" in [e.move for e in game_pages.public_page(env, public_id).entries]
     rows = _rows(env, public_id)
     assert [r for r in rows if r.seat == 0 or r.to_addr.endswith("@invalid")] == []
     assert "timeout" in [r.kind for r in rows if r.seat == 1]

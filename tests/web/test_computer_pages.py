@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
 from pbem.services.core import access
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.store.models import OutboxMessage
 from tests.helpers import LINK, csrf_of
 from tests.web.test_players import fresh_ip, sign_in
@@ -23,13 +23,13 @@ def seat_path(location: str) -> str:
     return re.search(r"(/s/[A-Za-z0-9_\-\.]+)$", location).group(1)
 
 
-def until_thinking(env, token: str) -> games.SeatPage:
+def until_thinking(env, token: str) -> game_pages.SeatPage:
     """The person moves if it is their turn, so the computer is to move."""
-    page = games.seat_page(env, token, access.Client())
+    page = game_pages.seat_page(env, token, access.Client())
     if not page.thinking:
-        move = games.legal_moves(env, token)[0]
+        move = game_pages.legal_moves(env, token)[0]
         moves.submit_move(env, token, page.next_n, move, access.Client())
-        page = games.seat_page(env, token, access.Client())
+        page = game_pages.seat_page(env, token, access.Client())
     assert page.thinking
     return page
 
@@ -98,7 +98,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
     assert answer.status_code == 303
     path = seat_path(answer.headers["Location"])
     token = path.removeprefix("/s/")
-    assert games.seat_page(env, token, access.Client()).mail_mode == "digest"  # on the web
+    assert game_pages.seat_page(env, token, access.Client()).mail_mode == "digest"  # on the web
     until_thinking(env, token)
     page = client.get(path)
     assert "The computer is thinking…" in page.text
@@ -133,7 +133,7 @@ def test_my_games_deals_at_once_and_the_thinking_page_waits_for_the_move(client,
 
 def test_the_computers_seat_link_opens_nothing(client, env):
     created = computer.start(
-        env, games.PlayerIn("Ada", "links-web@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "links-web@example.test"), "easy", contribution=bytes(32)
     )
     assert client.get(f"/s/{created.tokens[1]}").status_code == 403
     assert (
@@ -148,7 +148,7 @@ def test_the_computers_seat_link_opens_nothing(client, env):
 def test_every_language_renders_the_computers_pages(client, env, language):
     created = computer.start(
         env,
-        games.PlayerIn("Ada", f"lang-{language}@example.test", language),
+        new_games.PlayerIn("Ada", f"lang-{language}@example.test", language),
         "normal",
         contribution=bytes(range(32)),
     )

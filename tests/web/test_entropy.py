@@ -10,33 +10,36 @@ import pytest
 
 from pbem.engine import Match, load_record, rng, verify
 from pbem.services.core import access, errors
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves, new_games
 from pbem.services.records import game_records
 from tests.helpers import csrf_of, link_in, mails
 
 
 def _waiting(env) -> str:
-    return games.create_game(
+    return new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
         await_players=True,
     ).public_id
 
 
 def test_a_waiting_game_deals_only_when_both_have_accepted(env):
     public_id = _waiting(env)
-    tokens = games.seat_tokens(env, public_id)
-    assert games.public_page(env, public_id).view is None
-    assert isinstance(games.seat_page(env, tokens[0], access.Client()), games.WaitingPage)
+    tokens = game_pages.seat_tokens(env, public_id)
+    assert game_pages.public_page(env, public_id).view is None
+    assert isinstance(game_pages.seat_page(env, tokens[0], access.Client()), game_pages.WaitingPage)
     with pytest.raises(errors.NotStarted):
         moves.submit_move(env, tokens[0], 1, "camels", access.Client())
     with pytest.raises(errors.NotStarted):
         game_records.operator_record(env, public_id)
     e0, e1 = secrets.token_bytes(32), hashlib.sha256(b"my own words").digest()
-    assert games.accept(env, tokens[0], e0, access.Client()) is False
+    assert new_games.accept(env, tokens[0], e0, access.Client()) is False
     with pytest.raises(errors.InvalidInput, match="accepted this game already"):
-        games.accept(env, tokens[0], e0, access.Client())
-    assert games.accept(env, tokens[1], e1, access.Client()) is True
+        new_games.accept(env, tokens[0], e0, access.Client())
+    assert new_games.accept(env, tokens[1], e1, access.Client()) is True
     data = game_records.operator_record(env, public_id)
     server = bytes.fromhex(data["server_seed"])
     assert data["seed"] == rng.mix_seed(server, e0, e1).hex()
@@ -53,19 +56,19 @@ def test_a_waiting_game_deals_only_when_both_have_accepted(env):
 
 
 def test_contributions_from_a_browser_or_a_phrase():
-    assert len(games.contribution_from("ab" * 32, None)) == 32
-    assert games.contribution_from("", "a phrase") == hashlib.sha256(b"a phrase").digest()
+    assert len(new_games.contribution_from("ab" * 32, None)) == 32
+    assert new_games.contribution_from("", "a phrase") == hashlib.sha256(b"a phrase").digest()
     assert (
-        games.contribution_from("not hex", "fallback words")
+        new_games.contribution_from("not hex", "fallback words")
         == hashlib.sha256(b"fallback words").digest()
     )
     with pytest.raises(errors.InvalidInput):
-        games.contribution_from("abcd", "")  # too few bytes, and no words
+        new_games.contribution_from("abcd", "")  # too few bytes, and no words
 
 
 def test_accepting_through_the_api(client, env):
     public_id = _waiting(env)
-    tokens = games.seat_tokens(env, public_id)
+    tokens = game_pages.seat_tokens(env, public_id)
     for i, t in enumerate(tokens):
         auth = {"Authorization": f"Bearer {t}"}
         assert client.get("/api/seat", headers=auth).get_json()["status"] == "waiting"
@@ -78,10 +81,10 @@ def test_accepting_through_the_api(client, env):
 
 def test_the_audit_of_a_finished_game_shows_how_the_seed_follows(client, env):
     public_id = _waiting(env)
-    tokens = games.seat_tokens(env, public_id)
+    tokens = game_pages.seat_tokens(env, public_id)
     for t in tokens:
-        games.accept(env, t, secrets.token_bytes(32), access.Client())
-    to_move = games.public_page(env, public_id).view.table.to_move
+        new_games.accept(env, t, secrets.token_bytes(32), access.Client())
+    to_move = game_pages.public_page(env, public_id).view.table.to_move
     moves.resign(env, tokens[to_move], 1, access.Client())
     page = client.get(f"/g/{public_id}/audit/1")
     assert "How the seed follows from the players' contributions" in page.text

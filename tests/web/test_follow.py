@@ -8,7 +8,7 @@ import re
 from sqlalchemy import func, select
 
 from pbem.services.core import access
-from pbem.services.play import computer, games, moves
+from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.store.models import AccessLog, OutboxMessage
 from tests.mail.play import new_game, to_move, token
 
@@ -28,7 +28,7 @@ def test_the_log_length_is_public_cheap_and_writes_nothing(env, client):
     assert client.get(f"/g/{public_id}/n").get_json() == {"n": 0}
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
-    moves.submit_move(env, t, 1, games.legal_moves(env, t)[0], access.Client())
+    moves.submit_move(env, t, 1, game_pages.legal_moves(env, t)[0], access.Client())
     written = rows(env, AccessLog), rows(env, OutboxMessage)
     answer = client.get(f"/g/{public_id}/n")
     assert answer.get_json() == {"n": 1}
@@ -53,12 +53,12 @@ def test_the_page_that_waits_for_a_person_follows_and_the_one_to_move_does_not(e
 
 def test_the_computers_turn_is_followed_more_closely(env, client):
     created = computer.start(
-        env, games.PlayerIn("Ada", "follow@example.test"), "easy", contribution=bytes(32)
+        env, new_games.PlayerIn("Ada", "follow@example.test"), "easy", contribution=bytes(32)
     )
     t = created.tokens[0]
-    page = games.seat_page(env, t, access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
     if not page.thinking:
-        moves.submit_move(env, t, page.next_n, games.legal_moves(env, t)[0], access.Client())
+        moves.submit_move(env, t, page.next_n, game_pages.legal_moves(env, t)[0], access.Client())
     shown = client.get(f"/s/{t}").text
     assert "The computer is thinking…" in shown
     assert FOLLOW.search(shown).group(4) == "250"

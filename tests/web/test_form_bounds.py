@@ -2,7 +2,7 @@
 (issue 31): a value the form never offers, sent by hand, is refused with a message that
 says what is allowed, and nothing changes.
 
-Each bound is the service's (``services/play/games.py`` ``CLOCK_LIMITS`` for a game's clock,
+Each bound is the service's (``services/play/game_clock.py`` ``CLOCK_LIMITS`` for a game's clock,
 the settings' own choices for the rest); the web layer reads it from there.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.services.core.errors import InvalidInput
-from pbem.services.play import games
+from pbem.services.play import game_clock, game_pages, new_games
 from pbem.store.models import Challenge, Game
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
@@ -56,7 +56,7 @@ def every_form_field() -> set[str]:
 
 
 #: Each such field: where it is posted, a value no form offers, what the refusal says.
-#: (``csrf_token`` is checked by ``csrf.py``, ``entropy`` by ``games.contribution_from``,
+#: (``csrf_token`` is checked by ``csrf.py``, ``entropy`` by ``new_games.contribution_from``,
 #: ``n`` by the move's own check, ``move`` and ``message`` are what a player types, ``try``
 #: is a what-if step's move, ``per`` the dev inbox's page size.)
 OFFERED_ELSEWHERE = {"csrf_token", "entropy", "n", "move", "message", "try", "per"}
@@ -110,10 +110,10 @@ def test_the_home_form_sends_no_hidden_clock_value(client):
 )
 def test_the_clock_service_refuses_hourly_reminders_and_the_like(field, value):
     with pytest.raises(InvalidInput):
-        games.GameClock(**{field: value}).check()
-    limit = games.CLOCK_LIMITS[field]
-    games.GameClock(**{field: limit.low}).check()
-    games.GameClock(**{field: limit.high}).check()
+        game_clock.GameClock(**{field: value}).check()
+    limit = game_clock.CLOCK_LIMITS[field]
+    game_clock.GameClock(**{field: limit.low}).check()
+    game_clock.GameClock(**{field: limit.high}).check()
 
 
 SIGNED_IN_CASES = [
@@ -173,12 +173,15 @@ def test_a_seats_forms_refuse_what_they_never_offer(client, env, action, field, 
     assert answer.status_code == 400 and says in unescape(answer.text).lower(), answer.text[-900:]
     assert client.get(link).text.count("checked") == page.text.count("checked")
     if waiting:  # not accepted: the page still asks for it
-        assert games.public_page(env, public_id).game.status == "waiting"
+        assert game_pages.public_page(env, public_id).game.status == "waiting"
 
 
 def _waiting_game(env) -> str:
-    return games.create_game(
+    return new_games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        (
+            new_games.PlayerIn("Ada", "ada@example.test"),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
         await_players=True,
     ).public_id

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import game_records
 from pbem.store.models import OutboxMessage
 from tests.helpers import csrf_of
@@ -53,7 +53,7 @@ def world(app, client, env):
     link = SIGN_IN.search(sign_in_mail(env, "carol@example.test")[-1].text_body).group(1)
     with env.db.read() as session:
         message_id = session.scalars(select(OutboxMessage.id)).first()
-    seat_tokens = [*games.seat_tokens(env, done), *games.seat_tokens(env, running)]
+    seat_tokens = [*game_pages.seat_tokens(env, done), *game_pages.seat_tokens(env, running)]
     return {
         "values": {
             "public_id": done,

@@ -8,7 +8,7 @@ import random
 
 from pbem.engine import load_record, replay
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
@@ -21,14 +21,14 @@ def _herds_apart(env) -> tuple[str, tuple[int, int]]:
     """A running game whose two herds differ (random legal moves, camels first)."""
     rnd = random.Random(7)
     public_id = new_game(env, first=0)
-    tokens = games.seat_tokens(env, public_id)
+    tokens = game_pages.seat_tokens(env, public_id)
     for n in range(1, 60):
         match = replay(load_record(game_records.operator_record(env, public_id)))
         herds = match.round.herds
         if herds[0] != herds[1] and not match.is_over and n > 4:
             return public_id, (herds[0], herds[1])
         t = tokens[match.to_move]
-        legal = games.legal_moves(env, t)
+        legal = game_pages.legal_moves(env, t)
         camels = [m for m in legal if m == "camels"]
         moves.submit_move(env, t, n, (camels or [rnd.choice(legal)])[0], access.Client())
     raise AssertionError("the herds never differed")
@@ -36,10 +36,10 @@ def _herds_apart(env) -> tuple[str, tuple[int, int]]:
 
 def test_the_seat_view_and_the_public_view_carry_both_herds(env):
     public_id, herds = _herds_apart(env)
-    public = games.public_page(env, public_id).view
+    public = game_pages.public_page(env, public_id).view
     assert tuple(p.herd for p in public.players) == herds
     for seat in (0, 1):
-        page = games.seat_page(env, token(env, public_id, seat), access.Client())
+        page = game_pages.seat_page(env, token(env, public_id, seat), access.Client())
         assert (page.view.me.herd, page.view.opponent.herd) == (herds[seat], herds[1 - seat])
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from pbem.engine import Match, load_record, position_json, verify
-from pbem.services.play import games
+from pbem.services.play import game_pages
 from pbem.services.records import game_records
 from tests.helpers import csrf_of, link_in, mails, next_n_of
 
@@ -78,7 +78,7 @@ def test_a_whole_game_played_through_the_outbox_links(client, env):
     invitations = mails(env, public_id, kind="invitation")
     assert len(invitations) == 2
     seed_hex = omniscient(env, public_id).seed.hex()
-    commitment = games.public_page(env, public_id).game.commitment
+    commitment = game_pages.public_page(env, public_id).game.commitment
     assert all(commitment in m.text_body and seed_hex not in m.text_body for m in invitations)
     rnd = random.Random(4)
     moves = 0

@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from pbem.engine import load_record, verify
 from pbem.services.core import access, errors, identity
-from pbem.services.play import challenges, games, ratings
+from pbem.services.play import challenges, game_pages, new_games, ratings
 from pbem.services.records import game_records
-from pbem.store.models import Player, SignInLink
+from pbem.store.models import Game, Player, Seat, SignInLink
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
@@ -107,9 +107,9 @@ def test_the_same_answer_whether_or_not_the_address_is_known_and_a_rate_limit(cl
 def test_my_games_lists_every_game_of_the_address_in_order(client, env):
     mine = "three@example.test"
     ids = [
-        games.create_game(
+        new_games.create_game(
             env,
-            (games.PlayerIn("Me", mine), games.PlayerIn(f"Op{i}", f"op{i}@example.test")),
+            (new_games.PlayerIn("Me", mine), new_games.PlayerIn(f"Op{i}", f"op{i}@example.test")),
             first_player=first,
         ).public_id
         for i, first in enumerate((0, 1, 0))
@@ -131,17 +131,17 @@ def test_waiting_and_frozen_games_are_listed_as_such(client, env):
     """A game not dealt yet says who must accept; a game whose log does not verify says so
     and is not among the finished ones, on "my games"; the public page says "waiting"."""
     mine = "lists@example.test"
-    waiting = games.create_game(
+    waiting = new_games.create_game(
         env,
-        (games.PlayerIn("Me", mine), games.PlayerIn("Op0", "wop@example.test")),
+        (new_games.PlayerIn("Me", mine), new_games.PlayerIn("Op0", "wop@example.test")),
         await_players=True,
     ).public_id
-    frozen = games.create_game(
-        env, (games.PlayerIn("Me", mine), games.PlayerIn("Op1", "fop@example.test"))
+    frozen = new_games.create_game(
+        env, (new_games.PlayerIn("Me", mine), new_games.PlayerIn("Op1", "fop@example.test"))
     ).public_id
     play_random(env, frozen, 2)
     with env.db.write() as session:
-        game = session.scalars(select(games.Game).where(games.Game.public_id == frozen)).one()
+        game = session.scalars(select(Game).where(Game.public_id == frozen)).one()
         game.integrity_error = "chain: move 2 altered"
     sign_in(client, env, mine)
     body = client.get("/me").text
@@ -167,8 +167,8 @@ def test_sign_out_everywhere_ends_every_session(app, env):
 
 def test_changing_the_address_moves_the_seats(client, env):
     old, new = "old@example.test", "new@example.test"
-    public_id = games.create_game(
-        env, (games.PlayerIn("Me", old), games.PlayerIn("Op", "op@example.test"))
+    public_id = new_games.create_game(
+        env, (new_games.PlayerIn("Me", old), new_games.PlayerIn("Op", "op@example.test"))
     ).public_id
     sign_in(client, env, old)
     page = client.get("/me")
@@ -178,7 +178,7 @@ def test_changing_the_address_moves_the_seats(client, env):
     assert "Confirm your new address" in confirm.text
     client.post(link, data={"csrf_token": csrf_of(confirm.text)})
     with env.db.read() as session:
-        game = session.scalars(select(games.Game).where(games.Game.public_id == public_id)).one()
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
         assert game.seats[0].email == new
 
 
@@ -218,7 +218,7 @@ def test_accepting_a_challenge_twice_at_once_creates_one_game(env):
         t.join(30)
     made = [r for r in results if isinstance(r, str)]
     assert len(made) == 1 and len(results) == 2
-    page = games.public_page(env, made[0])
+    page = game_pages.public_page(env, made[0])
     assert page.game.names[0] == "poster" and page.view is None  # waiting for both to accept
     assert all(c.public_id != challenge for c in challenges.open_list(env, None))
 
@@ -226,19 +226,19 @@ def test_accepting_a_challenge_twice_at_once_creates_one_game(env):
 def test_a_rematch_swaps_the_starter_and_is_made_once(client, env):
     public_id = new_game(env, first=0)
     play_random(env, public_id)
-    t0, t1 = games.seat_tokens(env, public_id)
+    t0, t1 = game_pages.seat_tokens(env, public_id)
     first = load_record(game_records.operator_record(env, public_id)).first_player
     again = challenges.rematch(env, t0, None, access.Client())
     assert challenges.rematch(env, t1, None, access.Client()) == again  # one rematch per game
-    for t in games.seat_tokens(env, again):
-        games.accept(env, t, b"r" * 32, access.Client())
-    assert games.public_page(env, again).view.table.to_move == 1 - first
+    for t in game_pages.seat_tokens(env, again):
+        new_games.accept(env, t, b"r" * 32, access.Client())
+    assert game_pages.public_page(env, again).view.table.to_move == 1 - first
     assert load_record(game_records.operator_record(env, again)).first_player == 1 - first
     link = f"/s/{t0}"
     page = client.get(link)
     assert "Rematch" in page.text
     with pytest.raises(errors.InvalidInput):
-        challenges.rematch(env, games.seat_tokens(env, again)[0], None, access.Client())
+        challenges.rematch(env, game_pages.seat_tokens(env, again)[0], None, access.Client())
 
 
 @pytest.mark.slow  # four whole matches, then a rebuild of every rating of the run
@@ -246,8 +246,8 @@ def test_ratings_rebuilt_from_the_finished_games_equal_the_incremental_ones(env)
     emails = ["r1@example.test", "r2@example.test", "r3@example.test"]
     pairs = [(0, 1), (1, 2), (0, 2), (2, 0)]
     for i, (a, b) in enumerate(pairs):
-        public_id = games.create_game(
-            env, (games.PlayerIn(f"P{a}", emails[a]), games.PlayerIn(f"P{b}", emails[b]))
+        public_id = new_games.create_game(
+            env, (new_games.PlayerIn(f"P{a}", emails[a]), new_games.PlayerIn(f"P{b}", emails[b]))
         ).public_id
         play_random(env, public_id, seed=i)
         env.clock.advance(minutes=5)
@@ -284,12 +284,14 @@ def test_ratings_rebuilt_from_the_finished_games_equal_the_incremental_ones(env)
 
 def test_erasing_an_account_keeps_every_record_verifying(client, env):
     email = "leaving@example.test"
-    public_id = games.create_game(
-        env, (games.PlayerIn("Leaving", email), games.PlayerIn("Staying", "stay@example.test"))
+    public_id = new_games.create_game(
+        env,
+        (new_games.PlayerIn("Leaving", email), new_games.PlayerIn("Staying", "stay@example.test")),
     ).public_id
     play_random(env, public_id)
-    running = games.create_game(
-        env, (games.PlayerIn("Leaving", email), games.PlayerIn("Staying", "stay@example.test"))
+    running = new_games.create_game(
+        env,
+        (new_games.PlayerIn("Leaving", email), new_games.PlayerIn("Staying", "stay@example.test")),
     ).public_id
     before = load_record(game_records.operator_record(env, public_id))
     sign_in(client, env, email)
@@ -313,9 +315,7 @@ def test_a_players_public_page_shows_nothing_a_seat_may_not_see(client, env):
     running = new_game(env)
     with env.db.write() as session:
         seat = session.scalars(
-            select(games.Seat)
-            .join(games.Game)
-            .where(games.Game.public_id == running, games.Seat.seat == 0)
+            select(Seat).join(Game).where(Game.public_id == running, Seat.seat == 0)
         ).one()
         seat.email = email
     play_random(env, running, 6)
@@ -362,7 +362,7 @@ def test_challenges_page_and_posting(client, env):
     )
     assert taken.status_code == 303
     game_id = taken.headers["Location"].split("/")[2]
-    assert games.public_page(env, game_id).game.names == ("poster2", "taker")
+    assert game_pages.public_page(env, game_id).game.names == ("poster2", "taker")
     assert token(env, game_id, 0)
 
 
@@ -370,11 +370,11 @@ def test_my_games_speak_the_accounts_language_unless_the_url_asks_another(client
     """A player whose only seat is Greek reads "my games" in Greek from a browser that
     sends no Accept-Language; ``?lang=`` still switches that one view."""
     email = "only-greek@example.test"
-    games.create_game(
+    new_games.create_game(
         env,
         (
-            games.PlayerIn("Ελένη", email, "el", "Europe/Athens"),
-            games.PlayerIn("Bo", "bo-of-greek@example.test", "en", "UTC"),
+            new_games.PlayerIn("Ελένη", email, "el", "Europe/Athens"),
+            new_games.PlayerIn("Bo", "bo-of-greek@example.test", "en", "UTC"),
         ),
         first_player=0,
     )

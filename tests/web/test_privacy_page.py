@@ -55,7 +55,7 @@ def test_every_page_links_to_it(client):
 
 
 def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(client, env):
-    from pbem.services.play import games, moves
+    from pbem.services.play import game_pages, moves
     from tests.mail.play import new_game, to_move, token
     from tests.mail.test_retention import CLIENTS, FIREFOX, SAFARI
 
@@ -63,7 +63,7 @@ def test_the_audit_pages_say_and_show_what_the_other_seat_and_the_public_see(cli
     for n in range(1, 4):
         seat = to_move(env, public_id)
         t = token(env, public_id, seat)
-        moves.submit_move(env, t, n, games.legal_moves(env, t)[0], CLIENTS[seat])
+        moves.submit_move(env, t, n, game_pages.legal_moves(env, t)[0], CLIENTS[seat])
     loser = to_move(env, public_id)
     moves.submit_move(env, token(env, public_id, loser), 4, "resign", CLIENTS[loser])
     public = html.unescape(client.get(f"/g/{public_id}/audit/2").text)

@@ -4,7 +4,7 @@ no public page, replay, audit, record or evidence file does."""
 from __future__ import annotations
 
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from tests.mail.play import new_game, token
 from tests.web.test_replay import play_random
 
@@ -13,13 +13,13 @@ NOTE = "Psst, Bo: the oasis at dawn"
 
 def test_a_note_is_shown_to_both_seats_and_never_publicly(client, env):
     public_id = new_game(env, first=0)
-    first_move = games.legal_moves(env, token(env, public_id, 0))[0]
+    first_move = game_pages.legal_moves(env, token(env, public_id, 0))[0]
     moves.submit_move(env, token(env, public_id, 0), 1, first_move, access.Client(), message=NOTE)
 
     for seat in (0, 1):  # while the game runs
         assert NOTE in client.get(f"/s/{token(env, public_id, seat)}").text
     assert NOTE not in client.get(f"/g/{public_id}").text
-    assert all(e.message is None for e in games.public_page(env, public_id).entries)
+    assert all(e.message is None for e in game_pages.public_page(env, public_id).entries)
 
     play_random(env, public_id)
     public = [

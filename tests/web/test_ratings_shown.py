@@ -7,7 +7,7 @@ import re
 
 from sqlalchemy import select
 
-from pbem.services.play import games, ratings
+from pbem.services.play import new_games, ratings
 from pbem.store.models import Player
 from tests.web.test_players import sign_in
 from tests.web.test_replay import omniscient, play_random
@@ -21,11 +21,11 @@ def test_shown_is_the_ordinal_never_below_zero():
 
 
 def test_a_new_loser_shows_zero_everywhere(client, env):
-    public_id = games.create_game(
+    public_id = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada Newcomer", "ada-new@example.test"),
-            games.PlayerIn("Bo Newcomer", "bo-new@example.test"),
+            new_games.PlayerIn("Ada Newcomer", "ada-new@example.test"),
+            new_games.PlayerIn("Bo Newcomer", "bo-new@example.test"),
         ),
     ).public_id
     play_random(env, public_id)

@@ -6,7 +6,7 @@ import re
 
 from pbem.services.core import access
 from pbem.services.core.identity import player_for
-from pbem.services.play import games, seat_settings
+from pbem.services.play import new_games, seat_settings
 from tests.helpers import csrf_of, mails
 from tests.mail.play import new_game, token
 from tests.mail.test_one_mail_a_move import web_move
@@ -43,8 +43,8 @@ def test_the_seat_page_turns_receipts_on_and_off(client, env):
 
 def test_my_games_sets_receipts_for_every_game_and_the_next_ones(client, env):
     email = "receipts@example.test"
-    created = games.create_game(
-        env, (games.PlayerIn("Rea", email), games.PlayerIn("Bo", "bo@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("Rea", email), new_games.PlayerIn("Bo", "bo@example.test"))
     )
     sign_in(client, env, email)
     me = client.get("/me")
@@ -54,8 +54,8 @@ def test_my_games_sets_receipts_for_every_game_and_the_next_ones(client, env):
     assert CHECKED.findall(client.get("/me").text) == ["all"]
     seat_page = client.get(f"/s/{created.tokens[0]}")
     assert CHECKED.findall(seat_page.text) == ["all"]  # the running game's seat
-    later = games.create_game(
-        env, (games.PlayerIn("Rea", email), games.PlayerIn("Cy", "cy@example.test"))
+    later = new_games.create_game(
+        env, (new_games.PlayerIn("Rea", email), new_games.PlayerIn("Cy", "cy@example.test"))
     )
     assert CHECKED.findall(client.get(f"/s/{later.tokens[0]}").text) == ["all"]  # a new one
     refused = client.post("/me/receipts", data={"csrf_token": csrf_of(me.text), "receipts": ""})

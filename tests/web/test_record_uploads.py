@@ -17,7 +17,7 @@ import pytest
 
 from pbem.engine import load_record, replay_states, verify
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import game_records
 from pbem.web import create_app
 from tests.helpers import csrf_of
@@ -33,7 +33,7 @@ def short(env) -> dict[str, Any]:
     """The record of a finished game of a few moves (the first player resigns at move 9)."""
     public_id = new_game(env, first=0)
     play_random(env, public_id, 8)
-    moves.resign(env, games.seat_tokens(env, public_id)[0], 9, access.Client())
+    moves.resign(env, game_pages.seat_tokens(env, public_id)[0], 9, access.Client())
     return game_records.operator_record(env, public_id)
 
 

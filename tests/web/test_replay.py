@@ -12,7 +12,7 @@ import pytest
 
 from pbem.engine import load_record, verify
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import game_records
 from tests.mail.play import new_game, token
 
@@ -22,8 +22,8 @@ FACE = re.compile(r'class="card card-(\w+)(?: small)?"')
 def play_random(env, public_id: str, count: int | None = None, seed: int = 3) -> None:
     rnd = random.Random(seed)
     done = 0
-    n = len(games.public_page(env, public_id).entries)
-    tokens = games.seat_tokens(env, public_id)
+    n = len(game_pages.public_page(env, public_id).entries)
+    tokens = game_pages.seat_tokens(env, public_id)
     while count is None or done < count:
         t, legal = to_move(env, tokens)
         if t is None:
@@ -38,7 +38,7 @@ def play_random(env, public_id: str, count: int | None = None, seed: int = 3) ->
 def to_move(env, tokens: tuple[str, ...]) -> tuple[str | None, list[str]]:
     """The token of the seat to move and its legal moves (None and none once it is over)."""
     for t in tokens:
-        legal = games.legal_moves(env, t)
+        legal = game_pages.legal_moves(env, t)
         if legal:
             return t, legal
     return None, []
@@ -83,7 +83,7 @@ def test_a_finished_game_replays_step_by_step_from_every_perspective(client, env
     assert client.get(f"/g/{finished}/replay?n=x").status_code == 404
     assert "Round 1 is over" in "".join(
         client.get(f"/g/{finished}/replay?n={s.n}").text
-        for s in games.public_page(env, finished).entries
+        for s in game_pages.public_page(env, finished).entries
         if s.words.round_end
     )
     assert "Rupees over time" in page.text and "<polyline" in page.text
@@ -122,7 +122,7 @@ def test_the_audit_of_a_finished_game_shows_everything(client, env, finished):
 
 def test_the_audit_of_a_running_game_hides_the_opponents_side(client, env, running):
     t = token(env, running, 0)
-    entries = games.public_page(env, running).entries
+    entries = game_pages.public_page(env, running).entries
     mine = next(e.n for e in entries if e.seat == 0)
     theirs = next(e.n for e in entries if e.seat == 1)
     own = client.get(f"/s/{t}/audit/{mine}").text

@@ -7,7 +7,7 @@ import json
 import re
 
 from pbem.services.core import access
-from pbem.services.play import games, moves, seat_settings
+from pbem.services.play import game_pages, moves, seat_settings
 from tests.mail.play import new_game, token
 
 CHOICES = re.compile(r'<script type="application/json" id="choices">(.*?)</script>', re.S)
@@ -23,7 +23,7 @@ def _choices(client, env, public_id: str, seat: int) -> dict | None:
 def test_the_seat_to_move_gets_each_legal_move_by_its_cards(client, env):
     public_id = new_game(env, first=0)
     choices = _choices(client, env, public_id, 0)
-    legal = games.legal_moves(env, token(env, public_id, 0))
+    legal = game_pages.legal_moves(env, token(env, public_id, 0))
     assert choices is not None and choices["together"] == ["camel"]
     assert sorted(choices["moves"].values()) == sorted(legal)
     key = next(k for k, text in choices["moves"].items() if text == "camels")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pbem.services.core import access
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
 
@@ -76,13 +76,13 @@ def test_cards_clicked_are_read_whatever_the_pages_language(client, env):
         assert shown.status_code == 200, (language, shown.text)
         assert _lang(shown) == language
         assert 'name="move" value="camels"' in shown.text
-        assert games.public_page(env, public_id).entries == ()  # a preview records nothing
+        assert game_pages.public_page(env, public_id).entries == ()  # a preview records nothing
 
 
 def test_cards_that_make_no_move_get_the_rules_reason_in_the_readers_language(client, env):
     public_id = new_game(env, first=0)
     link = f"/s/{token(env, public_id, 0)}"
-    hand = games.seat_page(env, token(env, public_id, 0), access.Client()).view.me.hand
+    hand = game_pages.seat_page(env, token(env, public_id, 0), access.Client()).view.me.hand
     card = hand[0].word
     clicked = _preview(client, link, cards=f"market:;hand:{card};herd:")
     typed = _preview(client, link, move=f"sell 1 {card}")
@@ -113,19 +113,19 @@ def test_a_selection_that_cannot_be_read_is_refused_and_changes_nothing(client, 
         refused = _preview(client, link, cards=bad)
         assert refused.status_code == 400, bad
         assert "could not be read" in refused.text or "too long" in refused.text
-    assert games.public_page(env, public_id).entries == ()
+    assert game_pages.public_page(env, public_id).entries == ()
 
 
 def test_the_language_chosen_when_accepting_speaks(client, env):
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.PlayerIn("Ada", "accept-lang-a@example.test", "en", "UTC"),
-            games.PlayerIn("Bo", "accept-lang-b@example.test", "en", "UTC"),
+            new_games.PlayerIn("Ada", "accept-lang-a@example.test", "en", "UTC"),
+            new_games.PlayerIn("Bo", "accept-lang-b@example.test", "en", "UTC"),
         ),
         await_players=True,
     )
-    link = f"/s/{games.seat_tokens(env, created.public_id)[1]}"
+    link = f"/s/{game_pages.seat_tokens(env, created.public_id)[1]}"
     page = client.get(f"{link}?lang=zh")  # the invitation's page, switched to Chinese
     assert _lang(page) == "zh"
     accepted = client.post(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.services.play import games
+from pbem.services.play import new_games
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, play, token
 from tests.web.test_players import sign_in
@@ -33,12 +33,14 @@ def test_the_seat_page_counts_one_move_in_the_singular(client, env):
 
 def test_my_games_separates_its_words(client, env):
     mine = "spaces@example.test"
-    running = games.create_game(
-        env, (games.PlayerIn("Me", mine), games.PlayerIn("Op", "op@example.test")), first_player=0
+    running = new_games.create_game(
+        env,
+        (new_games.PlayerIn("Me", mine), new_games.PlayerIn("Op", "op@example.test")),
+        first_player=0,
     ).public_id
     play(env, running, 1)  # a move, a deadline
-    done = games.create_game(
-        env, (games.PlayerIn("Me", mine), games.PlayerIn("Op2", "op2@example.test"))
+    done = new_games.create_game(
+        env, (new_games.PlayerIn("Me", mine), new_games.PlayerIn("Op2", "op2@example.test"))
     ).public_id
     play_random(env, done)  # a result
     sign_in(client, env, mine)

@@ -20,7 +20,7 @@ from pbem.engine import load_record, replay_states
 from pbem.services.core import access
 from pbem.services.core.env import Env
 from pbem.services.core.errors import Frozen
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from pbem.store.db import Database, is_sqlite
@@ -54,12 +54,14 @@ def _play(env: Env, count: int, finish: bool) -> str:
     for _ in range(20):
         rnd = random.Random(11)
         public_id = new_game(env, first=0)
-        tokens = games.seat_tokens(env, public_id)
+        tokens = game_pages.seat_tokens(env, public_id)
         for n in range(1, count + 1):
-            t = next(t for t in tokens if games.legal_moves(env, t))
-            if n == TAMPERED and len(games.legal_moves(env, t)) < 2:
+            t = next(t for t in tokens if game_pages.legal_moves(env, t))
+            if n == TAMPERED and len(game_pages.legal_moves(env, t)) < 2:
                 break
-            moves.submit_move(env, t, n, rnd.choice(games.legal_moves(env, t)), access.Client())
+            moves.submit_move(
+                env, t, n, rnd.choice(game_pages.legal_moves(env, t)), access.Client()
+            )
         else:
             if finish:
                 moves.resign(env, tokens[0], count + 1, access.Client())
@@ -150,7 +152,7 @@ def test_every_page_of_a_tampered_game_shows_the_flag_and_none_is_a_500(
     reason = REASONS[case]
     app = create_app(env=tenv)
     app.jinja_env.bytecode_cache = template_code
-    tokens = games.seat_tokens(tenv, public_id)
+    tokens = game_pages.seat_tokens(tenv, public_id)
     seat_links = [f"/s/{t}" for t in tokens]
     last = PLAYED + finish
     starts = [f"/g/{public_id}", f"/g/{public_id}/record.json", f"/g/{public_id}/whatif"]
@@ -231,13 +233,13 @@ def client_of(template_code):
 def test_a_frozen_game_takes_no_move_by_any_way(tenv, client_of):
     public_id = _tampered(tenv, "chain hash", finish=False)
     c = client_of(tenv)
-    tokens = games.seat_tokens(tenv, public_id)
+    tokens = game_pages.seat_tokens(tenv, public_id)
     page = c.get(f"/s/{tokens[0]}").text
     assert "The game is frozen." in page
     assert 'action="/s/' not in page.split('class="seat-tools"')[0]  # no move, claim, rematch
     assert "/preview" not in page and "/resign" not in page
     for t in tokens:
-        assert games.legal_moves(tenv, t) == []
+        assert game_pages.legal_moves(tenv, t) == []
         with pytest.raises(Frozen):
             moves.submit_move(tenv, t, TAMPERED, "take camels", access.Client())
         with pytest.raises(Frozen):

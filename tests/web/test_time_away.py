@@ -12,14 +12,14 @@ import pytest
 
 from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput
-from pbem.services.play import games, seat_settings
+from pbem.services.play import game_clock, game_pages, seat_settings
 from pbem.services.scheduled import jobs
 from tests.conftest import own_database
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
 
 # One day a move, three days away allowed: the tester's Bob, with half a day more.
-CLOCK = games.GameClock(days_per_move=1, vacation_days=3)
+CLOCK = game_clock.GameClock(days_per_move=1, vacation_days=3)
 
 # A database of each test's own: the clock job, run every hour of days, then looks only at
 # this test's games.
@@ -27,7 +27,7 @@ database_url, database = own_database("function")
 
 
 def timed_out(env, public_id: str) -> bool:
-    return "timeout" in [e.move for e in games.public_page(env, public_id).entries]
+    return "timeout" in [e.move for e in game_pages.public_page(env, public_id).entries]
 
 
 def run_hours(env, hours: int) -> None:
@@ -37,11 +37,11 @@ def run_hours(env, hours: int) -> None:
 
 
 def away_until(env, t: str):
-    return games.seat_page(env, t, access.Client()).away_until
+    return game_pages.seat_page(env, t, access.Client()).away_until
 
 
 def deadline(env, t: str):
-    return games.seat_page(env, t, access.Client()).clock.deadline
+    return game_pages.seat_page(env, t, access.Client()).clock.deadline
 
 
 def _away_then_ask_again(env, public_id: str):
@@ -130,7 +130,7 @@ def test_asking_for_more_while_away_extends_within_the_time_used(client, env):
     assert answer.status_code == 200 and answer.get_json()["changed"] is True
     assert away_until(env, t) == start + timedelta(hours=62)
     assert deadline(env, t) == start + timedelta(hours=86)
-    page = games.seat_page(env, t, access.Client())
+    page = game_pages.seat_page(env, t, access.Client())
     assert page.vacation_left == pytest.approx(10 / 24)  # 72 h less 62 h used or planned
     run_hours(env, 85 - 14)
     assert not timed_out(env, public_id)

@@ -9,12 +9,12 @@ import re
 from pbem.i18n import use_reader
 from pbem.i18n.words import card_label
 from pbem.services.core import access
-from pbem.services.play import games, moves
+from pbem.services.play import game_pages, moves
 from pbem.web.seat import tokens_won
 from tests.mail.play import new_game, to_move, token
 
 
-def _sold_three(env) -> tuple[str, games.SeatPage]:
+def _sold_three(env) -> tuple[str, game_pages.SeatPage]:
     """A game in which seat 0 has sold three or more cards of a good this round."""
     rng = random.Random(7)
     for _ in range(20):
@@ -23,7 +23,7 @@ def _sold_three(env) -> tuple[str, games.SeatPage]:
             seat = to_move(env, public_id)
             if seat is None:
                 break
-            legal = games.legal_moves(env, token(env, public_id, seat))
+            legal = game_pages.legal_moves(env, token(env, public_id, seat))
             big = [m for m in legal if m.startswith("sell") and int(m.split()[1]) >= 3]
             takes = [m for m in legal if m.startswith("take")] or legal
             moves.submit_move(
@@ -33,7 +33,7 @@ def _sold_three(env) -> tuple[str, games.SeatPage]:
                 big[0] if big else rng.choice(takes),
                 access.Client(),
             )
-            page = games.seat_page(env, token(env, public_id, 0), access.Client())
+            page = game_pages.seat_page(env, token(env, public_id, 0), access.Client())
             if page.view.me.bonus_tokens and not page.view.table.game_over:
                 return public_id, page
     raise AssertionError("no sale of three")

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from pbem.services.core.errors import InvalidInput
-from pbem.services.play import games
+from pbem.services.play import new_games
 from pbem.store.models import Game, OutboxMessage
 from tests.helpers import csrf_of
 
@@ -46,9 +46,12 @@ def test_the_home_page_refuses_one_address_for_both_seats(client, env):
 def test_the_service_refuses_it_for_every_caller(env):
     before = _counts(env)
     with pytest.raises(InvalidInput) as refused:
-        games.create_game(
+        new_games.create_game(
             env,
-            (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "Ada@example.TEST")),
+            (
+                new_games.PlayerIn("Ada", "ada@example.test"),
+                new_games.PlayerIn("Bo", "Ada@example.TEST"),
+            ),
         )
     assert REFUSAL in str(refused.value.message)
     assert _counts(env) == before  # nothing stored, nothing mailed

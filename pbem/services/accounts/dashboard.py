@@ -20,7 +20,7 @@ from ..core.identity import seats_of
 from ..core.log import log_rows, state_of
 from ..core.replayed import seat_names
 from ..core.status import GameStatus
-from ..play.games import current_clock, turn_started
+from ..play.turns import current_clock, turn_started
 
 
 @dataclass(frozen=True, slots=True)

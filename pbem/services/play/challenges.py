@@ -21,7 +21,7 @@ from ..core.env import Env
 from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
 from ..core.identity import new_public_id
 from ..core.log import authenticate, game_row, log_rows, state_of
-from . import games
+from . import game_clock, game_pages, new_games
 
 STARTERS = ("random", "challenger", "opponent")
 
@@ -60,7 +60,7 @@ def post(
 ) -> str:
     if starter not in STARTERS:
         raise InvalidInput(_l("Who starts: random, you, or your opponent."))
-    games.GameClock(days_per_move=days_per_move).check()
+    game_clock.GameClock(days_per_move=days_per_move).check()
     _limit(env, player_id, client)
     with env.db.write() as session:
         player = session.get(Player, player_id)
@@ -122,21 +122,21 @@ def accept(
         assert by is not None and me is not None
         first = {"random": None, "challenger": 0, "opponent": 1}[challenge.starter]
         days = challenge.days_per_move
-    created = games.create_game(
+    created = new_games.create_game(
         env,
         (
-            games.stored_player(by.display_name, by.email, by.language, by.timezone),
-            games.stored_player(me.display_name, me.email, me.language, me.timezone),
+            new_games.stored_player(by.display_name, by.email, by.language, by.timezone),
+            new_games.stored_player(me.display_name, me.email, me.language, me.timezone),
         ),
         first_player=first,
-        clock=games.GameClock(days_per_move=days),
+        clock=game_clock.GameClock(days_per_move=days),
         await_players=True,
     )
     with env.db.write() as session:
         game = game_row(session, created.public_id)
         challenge_rows.set_game(session, challenge_id, game.id)
     if contribution is not None:  # the accepting player's browser adds its bytes at once
-        games.accept(env, created.tokens[1], contribution, Client())
+        new_games.accept(env, created.tokens[1], contribution, Client())
     return created.public_id
 
 
@@ -153,19 +153,19 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         match = state_of(env, game, log_rows(session, game))
         if not match.is_over:
             raise InvalidInput(_l("A rematch can be asked for once the game is over."))
-        if games.computer_of(game) is not None:  # its own button: "Play the computer again"
+        if game_pages.computer_of(game) is not None:  # its own button: "Play the computer again"
             raise InvalidInput(_l("Play the computer again from the end of the game."))
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id
         players = tuple(
-            games.stored_player(s.name, s.email, s.language, s.timezone) for s in game.seats
+            new_games.stored_player(s.name, s.email, s.language, s.timezone) for s in game.seats
         )
         first = 1 - match.first_player
-        old_id, clock = game.id, games.GameClock.of(game)
+        old_id, clock = game.id, game_clock.GameClock.of(game)
         asking = seat.seat
     try:
-        created = games.create_game(
+        created = new_games.create_game(
             env,
             players,
             first_player=first,
@@ -179,5 +179,5 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
             assert made is not None
             return made.public_id
     if contribution is not None:
-        games.accept(env, created.tokens[asking], contribution, client)
+        new_games.accept(env, created.tokens[asking], contribution, client)
     return created.public_id

@@ -8,7 +8,7 @@ person's move (``moves.play_computer``, source ``bot``), from that seat's view o
 
 Fairness: the deal is the usual commit-reveal (docs/record-format.md §1.3): the server
 commits to its seed, the person adds their own bytes after seeing the commitment, and
-the computer's contribution is a fixed public value (``games.COMPUTER_CONTRIBUTION``).
+the computer's contribution is a fixed public value (``new_games.COMPUTER_CONTRIBUTION``).
 The computer's randomness for move ``n`` is HMAC-SHA256(game seed, "pbem/computer:n"),
 so every move it made can be reproduced from the published seed once the game is over.
 """
@@ -38,7 +38,7 @@ from ..core.identity import normal_email
 from ..core.log import authenticate, log_rows, state_of
 from ..core.replayed import Entry, played
 from ..core.status import GameStatus
-from . import games, moves, seat_settings
+from . import game_clock, game_pages, moves, new_games, seat_settings
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ LEVELS = tuple(ai.LEVELS)  # easy, normal, strong
 ADDRESS = "computer@pbem.invalid"  # never mailed: the outbox leaves out .invalid
 #: No deadline against the computer: the game waits; a gentle reminder after 7 days
 #: without a move, then every 14 (the correspondence clock's reminders).
-CLOCK = games.GameClock(
+CLOCK = game_clock.GameClock(
     days_per_move=None,
     reminder_after_hours=7 * 24,
     reminder_every_hours=14 * 24,
@@ -76,25 +76,25 @@ def checked_level(level: str | None) -> str:
 
 def start(
     env: Env,
-    person: games.PlayerIn,
+    person: new_games.PlayerIn,
     level: str | None,
     *,
     client: Client | None = None,
     player_id: int | None = None,
     contribution: bytes | None = None,
     rematch_of: int | None = None,
-) -> games.CreatedGame:
+) -> new_games.CreatedGame:
     """A new game against the computer at ``level``, the person in seat 0.
 
     Without ``contribution`` the person is mailed an invitation and the game is dealt
     when they accept from their link (home page: the address is checked so). With one
     (signed in, or a rematch) they accept at once and the game is dealt now. A signed-in
-    ``player_id`` is limited as that player (``games.create_game``).
+    ``player_id`` is limited as that player (``new_games.create_game``).
     """
     level = checked_level(level)
-    created = games.create_game(
+    created = new_games.create_game(
         env,
-        (person, games.PlayerIn(name(level), ADDRESS)),
+        (person, new_games.PlayerIn(name(level), ADDRESS)),
         clock=CLOCK,
         await_players=True,
         rematch_of=rematch_of,
@@ -104,7 +104,7 @@ def start(
         invite=contribution is None,
     )
     if contribution is not None:
-        games.accept(env, created.tokens[0], contribution, client or Client())
+        new_games.accept(env, created.tokens[0], contribution, client or Client())
     return created
 
 
@@ -125,7 +125,7 @@ def start_signed_in(
         me = session.get(Player, player_id)
         if me is None:
             raise Missing(_l("There is no such player."))
-        person = games.stored_player(me.display_name, me.email, me.language, me.timezone)
+        person = new_games.stored_player(me.display_name, me.email, me.language, me.timezone)
     token = start(
         env, person, level, client=client, player_id=player_id, contribution=own_bytes(contribution)
     ).tokens[0]
@@ -138,7 +138,7 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
     game (a second click opens the same new game). Returns the new game's seat token."""
     with env.db.read() as session:
         game, seat = authenticate(env, session, token)
-        level = games.computer_of(game)
+        level = game_pages.computer_of(game)
         if level is None:
             raise InvalidInput(_l("This game is not against the computer."))
         if not state_of(env, game, log_rows(session, game)).is_over:
@@ -146,7 +146,7 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return env.links.seat_token(existing.public_id, 0, existing.seats[0].key_version)
-        person = games.stored_player(seat.name, seat.email, seat.language, seat.timezone)
+        person = new_games.stored_player(seat.name, seat.email, seat.language, seat.timezone)
         old_id = game.id
         owner = player_rows.by_email(session, normal_email(seat.email))  # the seat's own limits
     try:

@@ -20,7 +20,7 @@ from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_timezone, follow_seat, seats_of
 from ..core.log import authenticate
-from .games import MIN_AWAY_DAYS, away_reach
+from .turns import MIN_AWAY_DAYS, away_reach
 
 MAIL_MODES = ("each", "digest")
 #: Receipts of a seat's own moves: of the moves made by replying to a mail (the default: a
@@ -50,7 +50,7 @@ def set_away(
 
     Time away only ever adds: a seat already away until later keeps that end, and one away
     until sooner has its absence made longer, so no deadline ever moves earlier. The
-    allowance counts the time actually used (``games.away_reach``). More than it lets
+    allowance counts the time actually used (``turns.away_reach``). More than it lets
     through is refused, or with ``up_to_left`` cut to what it lets through.
     """
     if not (math.isfinite(days) and days > 0):

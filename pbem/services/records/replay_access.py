@@ -11,7 +11,7 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed, flagged
 from ..core.log import game_row, log_rows, use_seat
-from ..play.games import GameInfo, game_info
+from ..play.game_pages import GameInfo, game_info
 from . import analysis
 from .analysis import Shown
 from .replay_frames import Replay, from_game

@@ -29,8 +29,8 @@ from ..core.replayed import owed_entry, turn_after
 from ..core.status import GameStatus
 from ..mailing import game_mails
 from ..play.deadlines import Interval, after_running, reminder_due, turn_clock
-from ..play.games import away_intervals, current_clock, turn_started
 from ..play.moves import record_timeout
+from ..play.turns import away_intervals, current_clock, turn_started
 
 
 @dataclass
