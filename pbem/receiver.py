@@ -100,7 +100,7 @@ def poll_imap(env: Env, limit: int = 50) -> int:
         imap.login(c.imap_user, c.imap_password)
         imap.select(c.imap_folder)
         _, data = imap.search(None, "UNSEEN")
-        for number in (data[0] or b"").split()[:limit]:
+        for number in (data[0] or b"").decode("ascii").split()[:limit]:  # message numbers
             _, parts = imap.fetch(number, "(RFC822)")
             raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
             if raw is None:

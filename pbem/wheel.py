@@ -135,11 +135,11 @@ def _listed(dist: metadata.Distribution, package: Path) -> list[Source] | None:
     files = [f for f in dist.files or () if not f.parts[0].startswith("..")]
     if not any(f.as_posix() == init for f in files):
         return None
-    if Path(dist.locate_file(init)).resolve() != package / "__init__.py":
+    if Path(str(dist.locate_file(init))).resolve() != package / "__init__.py":
         return None  # that installation is not the code running here
     info = f"{NAME}-{dist.version}.dist-info"
     return [
-        _file(f.as_posix(), Path(dist.locate_file(f)))
+        _file(f.as_posix(), Path(str(dist.locate_file(f))))
         for f in files
         if not _skipped(f.parts) and not (f.parts[0] == info and f.parts[-1] in INSTALL_ONLY)
     ]

@@ -115,9 +115,9 @@ def ranked(
                 value = c.wins / c.visits + exploration * sqrt(log(c.avail) / c.visits)
                 if value > best_value:
                     best, best_value = c, value
-            assert best is not None
+            assert best is not None and best.move is not None  # only the root has no move
             node = best
-            state = state.apply(node.move)
+            state = state.apply(best.move)
             path.append(node)
         # rollout
         while state.end is None:
@@ -129,12 +129,12 @@ def ranked(
     legal_root = set(root_moves)
     # sorted is stable and max takes the first of equals: ``reverse`` would not keep
     # that order, so negated keys keep ``choose``'s move what it was
-    children = sorted(
+    tried = sorted(
         (c for m, c in root.children.items() if m in legal_root),
         key=lambda c: (-c.visits, -c.wins),
     )
     return [
         MoveStat(c.move, c.visits, c.wins / c.visits if c.visits else 0.0)
-        for c in children
+        for c in tried
         if c.move is not None
     ]

@@ -122,7 +122,7 @@ class Information:
         r.deck = tuple(deck)
         r.top = 0
         r.market = _counts(table.market)
-        hands = [_ZERO7, _ZERO7]
+        hands: list[tuple[int, ...]] = [_ZERO7, _ZERO7]
         hands[self.seat] = _counts(me.hand)
         hands[self.opponent] = tuple(hand)
         r.hands = (hands[0], hands[1])
@@ -133,10 +133,10 @@ class Information:
         r.tokens_taken = tuple(len(GOODS_TOKENS[g]) - len(table.tokens[g]) for g in GOODS)
         r.bonus = tuple(bonus_piles)
         r.bonus_taken = (0, 0, 0)
-        won = [(), ()]
+        won: list[tuple[int, ...]] = [(), ()]
         won[self.seat], won[self.opponent] = me.goods_tokens, opp.goods_tokens
         r.goods_won = (won[0], won[1])
-        bonus_won = [(), ()]
+        bonus_won: list[tuple[int, ...]] = [(), ()]
         bonus_won[self.seat], bonus_won[self.opponent] = me.bonus_tokens, tuple(opp_bonus)
         r.bonus_won = (bonus_won[0], bonus_won[1])
         r.to_move = table.to_move if table.to_move is not None else self.seat

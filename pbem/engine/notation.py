@@ -138,19 +138,24 @@ class Vocabulary:
         assert set(self.verbs.values()) == set(VERBS), self.language
         assert set(self.spelled) == set(VERBS), self.language
         assert set(self.names) == set(CARDS), self.language
-        folded = {
-            "_verbs": {fold(w): v for w, v in self.verbs.items()},
-            "_cards": {fold(w): c for w, c in self.cards.items()},
-            "_separators": frozenset(fold(w) for w in self.separators),
-            "_fillers": frozenset(fold(w) for w in self.fillers),
-            "_claim_extras": frozenset(fold(w) for w in self.claim_extras),
-            "_every": frozenset(fold(w) for w in self.every),
+        verbs = {fold(w): v for w, v in self.verbs.items()}
+        cards = {fold(w): c for w, c in self.cards.items()}
+        separators = frozenset(fold(w) for w in self.separators)
+        fillers = frozenset(fold(w) for w in self.fillers)
+        claim_extras = frozenset(fold(w) for w in self.claim_extras)
+        every = frozenset(fold(w) for w in self.every)
+        assert not every & fillers, self.language
+        folded: dict[str, object] = {
+            "_verbs": verbs,
+            "_cards": cards,
+            "_separators": separators,
+            "_fillers": fillers,
+            "_claim_extras": claim_extras,
+            "_every": every,
         }
-        assert not folded["_every"] & folded["_fillers"], self.language
         for name, value in folded.items():
             object.__setattr__(self, name, value)
-        known = set(folded["_verbs"]) | set(folded["_cards"]) | folded["_separators"]
-        known |= folded["_fillers"] | folded["_claim_extras"] | folded["_every"]
+        known = set(verbs) | set(cards) | separators | fillers | claim_extras | every
         object.__setattr__(self, "_known", tuple(sorted(known, key=len, reverse=True)))
 
     def card_name(self, card: Card) -> str:

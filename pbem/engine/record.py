@@ -473,17 +473,22 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
                 position=_hex(raw.get("position"), f"move {i}: 'position'", 32, strict),
             )
         )
-    contributions = data.get("contributions")
-    if contributions is not None:
+    given = data.get("contributions")
+    contributions: tuple[str, str] | None = None
+    if given is not None:
         if (
-            not isinstance(contributions, list)
-            or len(contributions) != 2
-            or not all(isinstance(c, str) for c in contributions)  # a null one too
+            not isinstance(given, list)
+            or len(given) != 2
+            or not all(isinstance(c, str) for c in given)  # a null one too
         ):
             raise RecordError("'contributions' must be a list of two hex strings")
-        contributions = tuple(_hex(c, "a contribution", None, strict) for c in contributions)
+        # strings, so never None
+        contributions = (
+            _hex(given[0], "a contribution", None, strict) or "",
+            _hex(given[1], "a contribution", None, strict) or "",
+        )
         low, high = 2 * rng.MIN_CONTRIBUTION_BYTES, 2 * rng.MAX_CONTRIBUTION_BYTES
-        if not all(low <= len(c) <= high for c in contributions):  # type: ignore[arg-type]
+        if not all(low <= len(c) <= high for c in contributions):
             raise RecordError(
                 f"a contribution must be {rng.MIN_CONTRIBUTION_BYTES} to "
                 f"{rng.MAX_CONTRIBUTION_BYTES} bytes"
@@ -515,7 +520,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> Record:
         else _text(data.get("created_at"), "'created_at'"),
         first_player=_seat(data.get("first_player"), "'first_player'"),
         server_seed=_hex(data.get("server_seed"), "'server_seed'", rng.SEED_BYTES, strict),
-        contributions=contributions,  # type: ignore[arg-type]
+        contributions=contributions,
         result=result,
         engine=_text(data.get("engine"), "'engine'"),
         rules=data.get("rules", RULES),

@@ -322,23 +322,23 @@ class Round:
         if take_counts[CAMEL]:
             raise IllegalMoveError("exchange_camel_taken")
         market, hand = self.market, self.hands[me]
-        for card in range(6):
-            t = take_counts[card]
-            if t and give_counts[card]:
-                raise IllegalMoveError("exchange_same_type", card=Card(card).word)
-            if t > market[card]:
+        for kind in range(6):
+            t = take_counts[kind]
+            if t and give_counts[kind]:
+                raise IllegalMoveError("exchange_same_type", card=Card(kind).word)
+            if t > market[kind]:
                 raise IllegalMoveError(
                     "not_in_market",
-                    have=market[card],
-                    card=Card(card).word,
-                    want=_n_cards(t, card),
+                    have=market[kind],
+                    card=Card(kind).word,
+                    want=_n_cards(t, kind),
                 )
-            if give_counts[card] > hand[card]:
+            if give_counts[kind] > hand[kind]:
                 raise IllegalMoveError(
                     "not_in_hand",
-                    have=hand[card],
-                    card=Card(card).word,
-                    want=_n_cards(give_counts[card], card),
+                    have=hand[kind],
+                    card=Card(kind).word,
+                    want=_n_cards(give_counts[kind], kind),
                 )
         camels_given = give_counts[CAMEL]
         if camels_given > self.herds[me]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale
@@ -200,7 +200,7 @@ def shown_duration(length: timedelta) -> str:
     return digits(format_list(parts, style="unit-narrow", locale=r.locale), r.language)
 
 
-def _unit(whole: timedelta, unit: str, locale: Any) -> str:
+def _unit(whole: timedelta, unit: Literal["day", "hour", "minute"], locale: Any) -> str:
     """A whole number of one unit: "7 days", "23 ώρες"."""
     return format_timedelta(whole, granularity=unit, threshold=10**9, locale=locale)
 

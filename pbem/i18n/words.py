@@ -143,6 +143,7 @@ def _preview(a: Account) -> list[str]:
 
 
 def _narration(a: Account) -> list[str]:
+    assert a.name is not None  # a move played names its mover (only a preview has no name)
     move, name = a.move, isolate(a.name)  # a Latin name begins many a Persian line
     if isinstance(move, Resign):
         return [_("%(name)s resigned.", name=name)]
@@ -222,7 +223,7 @@ def _ending(a: Account) -> list[str]:
         out.append(_("The round ends: three goods piles are empty."))
     elif a.round_end == "deck":
         out.append(_("The round ends: the deck is empty."))
-    if a.is_preview:
+    if a.name is None:  # a preview
         out.extend(_outlook(a))
     elif a.match_won:
         out.append(_("%(name)s wins the match.", name=isolate(a.name)))

@@ -112,7 +112,7 @@ def parse_inbound(
     """Parse a raw mail; never raises on bad input, it reports a ``problem`` instead."""
     fallback_id = "<sha256." + hashlib.sha256(raw).hexdigest() + "@inbound>"
     try:
-        msg: EmailMessage = BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[assignment]
+        msg: EmailMessage = BytesParser(policy=policy.default).parsebytes(raw)
     except Exception:  # the email package is lenient; this is a last resort
         return Inbound(
             fallback_id, None, tuple(envelope_rcpts), "", None, "the mail could not be read"

@@ -8,15 +8,15 @@ RETURNING, so on PostgreSQL it is pipelined with the request's other statements.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from .models import AccessLog
 
 #: Prebuilt, so each request only binds parameters to a statement compiled once.
-INSERT = insert(AccessLog.__table__).inline()
+INSERT = insert(cast(Table, AccessLog.__table__)).inline()
 
 
 def append(
@@ -115,7 +115,7 @@ def unreduced_of(
 
 #: One row's reduction: compiled once, sent for a batch of rows as one executemany.
 _REDUCE = (
-    update(AccessLog.__table__)
+    update(cast(Table, AccessLog.__table__))
     .where(AccessLog.id == bindparam("row_id"), AccessLog.reduced_at.is_(None))
     .values(
         ip=bindparam("new_ip"),

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..engine import Status
+from .db import rowcount
 from .models import Analysis, AnalysisMove, Game
 
 RUNNING = "running"
@@ -97,7 +98,7 @@ def restart(
             .where(Analysis.game_id == game_id, Analysis.version == old)
             .values(**_begun(total, version, now))
         )
-        if done.rowcount != 1:  # type: ignore[attr-defined]
+        if rowcount(done) != 1:
             raise AnalysisRace()
         session.execute(delete(AnalysisMove).where(AnalysisMove.game_id == game_id))
         session.flush()
@@ -123,7 +124,7 @@ def store(
             .where(Analysis.game_id == game_id, Analysis.progress == expected)
             .values(progress=progress)
         )
-        if done.rowcount != 1:  # type: ignore[attr-defined]
+        if rowcount(done) != 1:
             raise AnalysisRace()
         session.execute(
             update(Analysis)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from .db import rowcount
 from .models import Challenge
 
 
@@ -35,7 +36,7 @@ def take(session: Session, challenge_id: int, player_id: int) -> bool:
         .where(Challenge.id == challenge_id, Challenge.status == "open")
         .values(status="accepted", accepted_by=player_id)
     )
-    return bool(taken.rowcount == 1)  # type: ignore[attr-defined]
+    return bool(rowcount(taken) == 1)
 
 
 def set_game(session: Session, public_id: str, game_id: int) -> None:
@@ -56,7 +57,7 @@ def withdraw(session: Session, public_id: str, player_id: int) -> bool:
         )
         .values(status="withdrawn")
     )
-    return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    return bool(rowcount(done) == 1)
 
 
 def forget_player(session: Session, player_id: int) -> None:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import Engine, create_engine, event, exc, inspect
+from sqlalchemy import CursorResult, Engine, Result, create_engine, event, exc, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -188,3 +188,9 @@ class Database:
 
 def table_names(engine: Engine) -> set[str]:
     return set(inspect(engine).get_table_names())
+
+
+def rowcount(result: Result[Any]) -> int:
+    """The rows an UPDATE or DELETE matched. ``Session.execute`` is typed as returning a
+    ``Result``; a statement that changes rows returns a ``CursorResult``, which counts them."""
+    return cast("CursorResult[Any]", result).rowcount

@@ -8,7 +8,7 @@ cache key, costs more than the ORM's loading of the row).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Row, Select, bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -44,8 +44,9 @@ def _open_query(lock: bool, vacations: bool) -> Select[Any]:
     return query.with_for_update(of=Game) if lock else query
 
 
-#: A game with its last move's n and hash (None, None before the first move).
-Opened = Row[tuple[Game, int | None, str | None]]
+#: A game with its last move's n and hash (None, None before the first move). A string:
+#: ``Row`` takes its column types unpacked since SQLAlchemy 2.1, as one tuple before it.
+Opened: TypeAlias = "Row[Game, int | None, str | None]"
 
 _OPEN = {(lock, vac): _open_query(lock, vac) for lock in (False, True) for vac in (False, True)}
 _BY_ID = (
@@ -64,16 +65,12 @@ def with_tail(
 
     ``lock``: lock the game's row (only it) for the rest of the transaction.
     """
-    return (  # type: ignore[no-any-return]
-        session.execute(_OPEN[lock, vacations], {"public_id": public_id}).unique().one_or_none()
-    )
+    return session.execute(_OPEN[lock, vacations], {"public_id": public_id}).unique().one_or_none()
 
 
 def with_tail_by_id(session: Session, game_id: int) -> Opened | None:
     """The game by its id, with its seats and its last move's n and hash (the mail sender's)."""
-    return (  # type: ignore[no-any-return]
-        session.execute(_BY_ID, {"game_id": game_id}).unique().one_or_none()
-    )
+    return session.execute(_BY_ID, {"game_id": game_id}).unique().one_or_none()
 
 
 def by_public_id(session: Session, public_id: str, *, lock: bool = False) -> Game | None:

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..clock import as_utc
+from .db import rowcount
 from .models import SchedulerLease
 
 #: The row's key: the one lease there is.
@@ -66,7 +67,7 @@ def take(session: Session, holder: str, now: datetime, until: datetime, wait: fl
 
 def renew(session: Session, token: int, until: datetime) -> bool:
     """Extend the lease held under ``token``; False if another scheduler has taken it."""
-    return session.execute(_RENEW, {"t": token, "until": until}).rowcount == 1
+    return rowcount(session.execute(_RENEW, {"t": token, "until": until})) == 1
 
 
 def release(session: Session, token: int, now: datetime) -> None:

@@ -13,9 +13,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Row, bindparam, func, insert, select
+from sqlalchemy import Row, Table, bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -50,7 +50,7 @@ class LogRow(NamedTuple):
 
 
 #: No RETURNING: on PostgreSQL the INSERT is pipelined and its answer comes with the COMMIT.
-INSERT = insert(MoveRow.__table__).inline()
+INSERT = insert(cast(Table, MoveRow.__table__)).inline()
 _FROM = (
     select(*LOG_COLUMNS)
     .where(MoveRow.game_id == bindparam("game_id"), MoveRow.n >= bindparam("n"))

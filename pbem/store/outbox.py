@@ -11,15 +11,27 @@ lock (``BEGIN IMMEDIATE``); either then finds it ``sending`` and not due.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
+from .db import rowcount
 from .models import OutboxMessage
 
 #: Compiled once; no RETURNING, so on PostgreSQL it is pipelined with the move's INSERT.
-INSERT = insert(OutboxMessage.__table__).inline()
+INSERT = insert(cast(Table, OutboxMessage.__table__)).inline()
 _BY_KEY = select(OutboxMessage.id).where(OutboxMessage.dedupe_key == bindparam("key"))
 #: Rows a sender may claim: pending ones, and sending ones whose sender never said how
 #: it went (it died or hung after claiming them) once their recovery time has come.
@@ -80,7 +92,9 @@ def queue(session: Session, mail: dict[str, Any]) -> bool:
 
 def _to(addresses: list[str], seats: list[tuple[int, int]]) -> Any:
     """Rows to any of ``addresses`` (in any case) or to these seats (``(game_id, seat)``)."""
-    to = [func.lower(OutboxMessage.to_addr).in_([a.lower() for a in addresses])]
+    to: list[ColumnElement[bool]] = [
+        func.lower(OutboxMessage.to_addr).in_([a.lower() for a in addresses])
+    ]
     for n in sorted({n for _, n in seats}):
         games = [g for g, m in seats if m == n]
         to.append(and_(OutboxMessage.seat == n, OutboxMessage.game_id.in_(games)))
@@ -95,12 +109,14 @@ def drop_unsent(session: Session, addresses: list[str], seats: list[tuple[int, i
         .where(OutboxMessage.status != "sent", _to(addresses, seats))
         .execution_options(synchronize_session=False)
     )
-    return result.rowcount or 0
+    return rowcount(result) or 0
 
 
 #: What pruning a row's words sets: the Message-ID, recipient, kind, times, the move it
 #: told of and its chain hash stay.
-_PRUNED = dict(subject=None, text_body=None, html_body=None, headers={}, last_error=None)
+_PRUNED: dict[str, Any] = dict(
+    subject=None, text_body=None, html_body=None, headers={}, last_error=None
+)
 
 
 def forget_recipient(
@@ -125,7 +141,7 @@ def forget_recipient(
         )
         .execution_options(synchronize_session=False)
     )
-    return result.rowcount or 0
+    return rowcount(result) or 0
 
 
 def forget_asked(session: Session, addresses: list[str], label: str, now: datetime) -> int:
@@ -149,13 +165,13 @@ def forget_asked(session: Session, addresses: list[str], label: str, now: dateti
         .values(**_PRUNED, to_name=label, pruned_at=func.coalesce(OutboxMessage.pruned_at, now))
         .execution_options(synchronize_session=False)
     )
-    return (dropped.rowcount or 0) + (pruned.rowcount or 0)
+    return (rowcount(dropped) or 0) + (rowcount(pruned) or 0)
 
 
 def prune_sent_about(session: Session, game_ids: list[int], name: str, now: datetime) -> int:
     """Prune the words of the sent mails that may name a person to others: every mail of
     their games, and the digests that name them. Returns how many."""
-    about = OutboxMessage.game_id.in_(game_ids)
+    about: ColumnElement[bool] = OutboxMessage.game_id.in_(game_ids)
     if name:
         about = or_(
             about,
@@ -170,7 +186,7 @@ def prune_sent_about(session: Session, game_ids: list[int], name: str, now: date
         .values(**_PRUNED, pruned_at=now)
         .execution_options(synchronize_session=False)
     )
-    return result.rowcount or 0
+    return rowcount(result) or 0
 
 
 def unsent_about(session: Session, game_ids: list[int]) -> list[OutboxMessage]:
@@ -223,7 +239,7 @@ def prune(session: Session, row_ids: list[int], now: datetime) -> int:
         .values(**_PRUNED, pruned_at=now)
         .execution_options(synchronize_session=False)
     )
-    return result.rowcount or 0
+    return rowcount(result) or 0
 
 
 def recent(
@@ -288,7 +304,7 @@ def mark_sent(session: Session, row_id: int, attempt: int, now: datetime) -> boo
     done = session.execute(
         _outcome(row_id, attempt).values(status="sent", sent_at=now, last_error=None)
     )
-    return done.rowcount == 1
+    return rowcount(done) == 1
 
 
 def mark_failed(
@@ -300,7 +316,7 @@ def mark_failed(
         values["status"] = "failed"
     else:
         values["status"], values["next_attempt_at"] = "pending", retry_at
-    return session.execute(_outcome(row_id, attempt).values(**values)).rowcount == 1
+    return rowcount(session.execute(_outcome(row_id, attempt).values(**values))) == 1
 
 
 def mark_dropped(row: OutboxMessage, reason: str) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import Row, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from .db import rowcount
 from .models import Player, SignInLink
 
 
@@ -36,14 +37,14 @@ def use_link(session: Session, link_id: int, now: datetime) -> bool:
         .where(SignInLink.id == link_id, SignInLink.used_at.is_(None))
         .values(used_at=now)
     )
-    return bool(used.rowcount == 1)  # type: ignore[attr-defined]
+    return bool(rowcount(used) == 1)
 
 
 def with_session(
     session: Session, player_id: int, session_id: int
-) -> Row[tuple[Player, datetime | None]] | None:
+) -> Row[Player, datetime | None] | None:
     """The player and when the browser's session ``session_id`` was signed out (if it was)."""
-    return session.execute(  # type: ignore[return-value]
+    return session.execute(
         select(Player, SignInLink.signed_out_at)
         .join(SignInLink, SignInLink.player_id == Player.id)
         .where(Player.id == player_id, SignInLink.id == session_id)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import pq
@@ -219,9 +219,14 @@ def answer_for(session: Session) -> None:
     connection = session.connection()
     dbapi_connection = connection.connection.dbapi_connection
     try:
-        dbapi_connection.answer()
+        # every connection of the engine is a PipelinedConnection (its ``do_connect`` hook)
+        cast(PipelinedConnection, dbapi_connection).answer()
     except psycopg.Error as error:
-        lost = connection.dialect.is_disconnect(error, dbapi_connection, None)
+        lost = connection.dialect.is_disconnect(
+            error,  # type: ignore[arg-type]  # SQLAlchemy's stubs type the error as its DBAPI's
+            dbapi_connection,
+            None,
+        )
         if lost:
             connection.invalidate(error)
         raise exc.DBAPIError.instance(

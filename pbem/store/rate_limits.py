@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..clock import Clock
-from .db import Database, is_sqlite
+from .db import Database, is_sqlite, rowcount
 from .models import RateLimit
 
 
@@ -75,7 +75,7 @@ class SqlStorage(Storage):
 
     def reset(self) -> int | None:
         with self.db.write() as session:
-            return session.execute(delete(RateLimit)).rowcount  # type: ignore[attr-defined,no-any-return]
+            return rowcount(session.execute(delete(RateLimit)))
 
     def clear(self, key: str) -> None:
         with self.db.write() as session:
@@ -85,4 +85,4 @@ class SqlStorage(Storage):
 def purge(session: Session, now: float) -> int:
     """Delete the windows that ended by ``now`` (a timestamp); returns how many."""
     done = session.execute(delete(RateLimit).where(RateLimit.expires_at <= now))
-    return int(done.rowcount)  # type: ignore[attr-defined]
+    return int(rowcount(done))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import make_url
@@ -49,7 +49,7 @@ class _Notifications:
         import psycopg
 
         parsed = make_url(url)
-        given = {
+        given: dict[str, Any] = {
             "host": parsed.host,
             "port": parsed.port,
             "dbname": parsed.database,

@@ -214,8 +214,11 @@ def move() -> Any:
 
 def _days(data: dict[str, Any]) -> float:
     days = data.get("days")
-    ok = isinstance(days, int | float) and not isinstance(days, bool)
-    if not ok or not turns.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS:  # false for nan
+    if (
+        isinstance(days, bool)  # an int to Python, and no number of days
+        or not isinstance(days, int | float)
+        or not turns.MIN_AWAY_DAYS <= days <= inputs.MAX_DAYS  # false for nan
+    ):
         raise InvalidInput(
             _l(
                 "'days' must be a number of days from %(low)s to %(high)s.",

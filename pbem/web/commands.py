@@ -99,6 +99,7 @@ def _make_demo(env: Any, played: int) -> None:
             legal = game_pages.legal_moves(env, token)
             if legal:
                 page = game_pages.seat_page(env, token, client)
+                assert isinstance(page, game_pages.SeatPage)  # the demo's game is dealt at once
                 moves.submit_move(env, token, page.next_n, rnd.choice(legal), client, source="cli")
                 done += 1
                 break

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Iterable
 from threading import Lock
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from flask import Flask, has_request_context, request, url_for
 from jinja2 import Environment
@@ -46,6 +46,10 @@ class _Piles(NamedTuple):
 
     tokens: dict[Card, tuple[int, ...]]
     bonus_piles: tuple[BonusPile, ...]
+
+
+#: The arguments of a ``piles`` piece's key: hashable, so the tokens are pairs.
+_PilesKey = tuple[tuple[tuple[Card, tuple[int, ...]], ...], tuple[BonusPile, ...]]
 
 
 class Pieces:
@@ -108,9 +112,9 @@ class Pieces:
         language, which is the key's)."""
         language, name, *args = key
         assert language == reader().language, "a piece is rendered in its own language"
-        if name == "piles":
-            tokens, bonus_piles = args
-            args = [_Piles(dict(tokens), bonus_piles)]  # type: ignore[arg-type]
+        if name == "piles":  # the key ``piles`` made: the tokens as pairs, the bonus piles
+            tokens, bonus_piles = cast(_PilesKey, tuple(args))
+            args = [_Piles(dict(tokens), bonus_piles)]
         macro = getattr(self._env.get_template(BOARD).module, str(name))
         return Markup(macro(*args))
 
@@ -134,7 +138,7 @@ class KeptUrls:
         self._slots: dict[tuple[str, str, str], tuple[str, str]] = {}
         self.bound = bound
 
-    def __call__(self, endpoint: str, **value: str) -> str:
+    def __call__(self, endpoint: str, **value: Any) -> str:
         ((name, text),) = value.items()
         private.mark(value)  # a kept URL skips url_for, and its hook: the token is noted here
         if not isinstance(text, str) or not _PLAIN.fullmatch(text) or not has_request_context():
@@ -142,7 +146,8 @@ class KeptUrls:
         key = (request.script_root, endpoint, name)
         slot = self._slots.get(key)
         if slot is None:
-            url = url_for(endpoint, **{name: _SLOT})
+            slotted: dict[str, Any] = {name: _SLOT}
+            url = url_for(endpoint, **slotted)
             if url.count(_SLOT) != 1:
                 return url_for(endpoint, **value)
             head, tail = url.split(_SLOT)

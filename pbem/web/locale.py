@@ -153,7 +153,7 @@ def init_app(app: Flask) -> None:
         locale_selector=lambda: reader().locale,
         timezone_selector=lambda: reader().zone,
     )
-    babel.domain_instance = _Catalogs()  # type: ignore[misc]
+    babel.domain_instance = _Catalogs()
     install_gettext(app.jinja_env)
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(switch_language=switch_language, language_links=language_links)

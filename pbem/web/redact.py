@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover
     _GunicornLogger = object  # type: ignore[assignment,misc]
 
 
-class GunicornLogger(_GunicornLogger):  # type: ignore[misc,valid-type]
+class GunicornLogger(_GunicornLogger):
     """gunicorn's logger (``deploy/gunicorn.conf.py``), with every record of its access and
     error logs redacted from the start (the app adds its routes as each worker loads it)."""
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from babel.support import LazyProxy
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..clock import Clock, SystemClock
@@ -57,7 +58,7 @@ def _step(replay: Replay, default: int) -> int:
 def render_replay(
     replay: Replay,
     *,
-    title: str,
+    title: str | LazyProxy,
     viewer_seat: int | None,
     nav: Callable[..., str],
     audit: Callable[[int], str] | None,
@@ -144,9 +145,14 @@ def _links(replay: Replay, frame: Any, url: Callable[[tuple[int, bool]], str]) -
     }
 
 
-def _deal(deal: bool) -> dict[str, int]:
+def _deal(deal: bool) -> dict[str, Any]:
     """The query argument of a round's fresh deal (none for a move's frame)."""
     return {"deal": 1} if deal else {}
+
+
+def _seen_as(viewer: str) -> dict[str, Any]:
+    """The query argument of whose eyes a frame is seen through (``as`` is a Python keyword)."""
+    return {"as": viewer}
 
 
 def render_whatif(
@@ -190,7 +196,7 @@ def public_whatif(public_id: str) -> Any:
         opened.replay,
         title=_vs(names),
         here=lambda **q: url_for("replay.public_whatif", public_id=public_id, **q),
-        back=lambda n: url_for("replay.public_replay", public_id=public_id, n=n, **{"as": "all"}),
+        back=lambda n: url_for("replay.public_replay", public_id=public_id, n=n, **_seen_as("all")),
         flag=opened.game.flag,
     )
 
@@ -203,7 +209,7 @@ def record_whatif(digest: str) -> Any:
         replay,
         title=_vs(replay.names),
         here=lambda **q: url_for("replay.record_whatif", digest=digest, **q),
-        back=lambda n: url_for("replay.record_replay", digest=digest, n=n, **{"as": "all"}),
+        back=lambda n: url_for("replay.record_replay", digest=digest, n=n, **_seen_as("all")),
         flag=opened.flag,
     )
 
@@ -217,7 +223,7 @@ def public_replay(public_id: str) -> Any:
         title=_vs(names),
         viewer_seat=None,
         nav=lambda n, p, deal=False: url_for(
-            "replay.public_replay", public_id=public_id, n=n, **{"as": p}, **_deal(deal)
+            "replay.public_replay", public_id=public_id, n=n, **_seen_as(p), **_deal(deal)
         ),
         audit=lambda n: url_for("replay.public_audit", public_id=public_id, n=n),
         record_link=url_for("pages.record", public_id=public_id),
@@ -239,7 +245,7 @@ def seat_replay(token: str) -> Any:
         title=_vs(names),
         viewer_seat=opened.viewer_seat,
         nav=lambda n, p, deal=False: url_for(
-            "replay.seat_replay", token=token, n=n, **{"as": p}, **_deal(deal)
+            "replay.seat_replay", token=token, n=n, **_seen_as(p), **_deal(deal)
         ),
         audit=lambda n: url_for("replay.seat_audit", token=token, n=n),
         flag=opened.game.flag,
@@ -327,7 +333,7 @@ def record_replay(digest: str) -> Any:
         ),
         viewer_seat=None,
         nav=lambda n, p, deal=False: url_for(
-            "replay.record_replay", digest=digest, n=n, **{"as": p}, **_deal(deal)
+            "replay.record_replay", digest=digest, n=n, **_seen_as(p), **_deal(deal)
         ),
         audit=None,
         record_link=url_for("replay.record_file", digest=digest),

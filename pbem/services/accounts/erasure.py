@@ -13,6 +13,7 @@ itself holds (the moves, and the notes that came with them) is never rewritten.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from markupsafe import escape
@@ -112,13 +113,16 @@ def _replace_in(
     row.html_body = _sub(row.html_body, [(str(escape(a)), str(escape(b))) for a, b in plain])
 
 
+def _as_is(new: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: new
+
+
 def _sub(text: str | None, pairs: list[tuple[str, str]]) -> str | None:
     if text is None:
         return None
     for old, new in sorted(pairs, key=lambda p: -len(p[0])):  # "Ada Lovelace" before "Ada"
-        text = re.sub(
-            rf"(?<!\w){re.escape(old)}(?!\w)", lambda _m, new=new: new, text, flags=re.IGNORECASE
-        )
+        # a function, not a template: the new text's backslashes are not escapes
+        text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", _as_is(new), text, flags=re.IGNORECASE)
     return text
 
 

@@ -158,8 +158,14 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
         existing = game_rows.rematch_of(session, game.id)
         if existing is not None:
             return existing.public_id
-        players = tuple(
-            new_games.stored_player(s.name, s.email, s.language, s.timezone) for s in game.seats
+        first_seat, second_seat = game.seats
+        players = (
+            new_games.stored_player(
+                first_seat.name, first_seat.email, first_seat.language, first_seat.timezone
+            ),
+            new_games.stored_player(
+                second_seat.name, second_seat.email, second_seat.language, second_seat.timezone
+            ),
         )
         first = 1 - match.first_player
         old_id, clock = game.id, game_clock.GameClock.of(game)
@@ -169,7 +175,7 @@ def rematch(env: Env, token: str, contribution: bytes | None, client: Client) ->
             env,
             players,
             first_player=first,
-            clock=clock,  # type: ignore[arg-type]
+            clock=clock,
             await_players=True,
             rematch_of=old_id,
         )

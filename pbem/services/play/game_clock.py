@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from babel.support import LazyProxy
+
 from ...i18n import lazy_gettext as _l
 from ...store.models import Game
 from ..core.errors import InvalidInput
@@ -37,7 +39,7 @@ CLOCK_LIMITS: dict[str, Limit] = {
 TIMEOUT_ACTIONS = ("claim", "wait")
 
 #: What a setting outside its bounds is refused with, by field (the bounds filled in).
-_OUT_OF_BOUNDS: dict[str, Callable[[Limit], str]] = {
+_OUT_OF_BOUNDS: dict[str, Callable[[Limit], LazyProxy]] = {
     "days_per_move": lambda limit: _l(
         "days per move: between %(low)s and %(high)s, or no limit",
         low=limit.low,
@@ -87,12 +89,15 @@ class GameClock:
     def of(cls, game: Game) -> GameClock:
         """A stored game's clock, for its rematch: within today's bounds, even for a game
         made before them (a rematch is asked for with one click; nothing is typed)."""
+        days = game.days_per_move
         bounded = {
-            name: None if getattr(game, name) is None else limit.nearest(getattr(game, name))
+            name: limit.nearest(getattr(game, name))
             for name, limit in CLOCK_LIMITS.items()
+            if name != "days_per_move"
         }
         action = game.timeout_action
         return cls(
+            None if days is None else CLOCK_LIMITS["days_per_move"].nearest(days),
             # the default read from an instance: a slotted class's attribute is a descriptor
             timeout_action=action if action in TIMEOUT_ACTIONS else cls().timeout_action,
             **bounded,

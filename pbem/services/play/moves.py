@@ -338,6 +338,8 @@ def _append(
             entry = jaipur.log_move(
                 log.last_hash, n, seat.seat, move, iso(now), after, position_digester(game)
             )
+            # a move just logged is chained and its position digested (``log_move``)
+            assert entry.hash is not None and entry.position is not None
             row = LogRow(
                 n, seat.seat, entry.move, now.replace(microsecond=0), entry.hash, source, message
             )

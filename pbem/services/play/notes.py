@@ -79,7 +79,8 @@ def _mail_lines() -> tuple[re.Pattern[str], ...]:
             ids = message.id if isinstance(message.id, tuple) else (message.id,)
             if not any(i in wanted for i in ids):
                 continue
-            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            string = message.string
+            strings = tuple(string) if isinstance(string, (tuple, list)) else (string,)
             texts.update(s for s in strings if s)
     patterns = []
     for text in texts:

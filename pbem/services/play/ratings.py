@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy.orm import Session
 
 from ...store import ratings as rating_rows
@@ -23,7 +23,7 @@ from ..core.identity import player_for
 MODEL = PlackettLuce()
 
 
-def _rating(player: Player):  # type: ignore[no-untyped-def]
+def _rating(player: Player) -> PlackettLuceRating:
     if player.rating_mu is None or player.rating_sigma is None:
         return MODEL.rating()
     return MODEL.rating(mu=player.rating_mu, sigma=player.rating_sigma)
@@ -44,7 +44,7 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
     if players[0].id == players[1].id:  # someone playing themselves is not rated
         game.rated_at = now
         return
-    ranks = [0 if seat == winner else 1 for seat in (0, 1)]
+    ranks = [0.0 if seat == winner else 1.0 for seat in (0, 1)]
     [[a], [b]] = MODEL.rate([[_rating(players[0])], [_rating(players[1])]], ranks=ranks)
     for player, new in zip(players, (a, b), strict=True):
         player.rating_mu, player.rating_sigma = new.mu, new.sigma

@@ -16,7 +16,7 @@ from ..core.replayed import Entry
 from .deadlines import TurnClock, turn_clock
 
 
-def turn_started(game: Game, rows: Sequence[MoveRow] | Sequence[Entry]) -> datetime:
+def turn_started(game: Game, rows: Sequence[MoveRow | Entry]) -> datetime:
     """When the current turn began: the last entry that was not a timeout, or the creation."""
     for row in reversed(rows):
         if row.move != "timeout":
@@ -53,7 +53,7 @@ def away_reach(game: Game, seat: Seat, now: datetime) -> timedelta:
 
 
 def current_clock(
-    game: Game, rows: Sequence[MoveRow] | Sequence[Entry], match: jaipur.Match, now: datetime
+    game: Game, rows: Sequence[MoveRow | Entry], match: jaipur.Match, now: datetime
 ) -> TurnClock | None:
     """The turn clock of the seat to move (None once the game is over)."""
     if match.to_move is None:

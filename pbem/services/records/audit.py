@@ -209,7 +209,7 @@ def evidence(
         "disputed_move": audit.n,
         "move": audit.step.move,
         "seat": audit.step.seat,
-        "at": audit.step.at if isinstance(audit.step.at, str) else iso(audit.step.at),
+        "at": iso(audit.step.at) if isinstance(audit.step.at, datetime) else audit.step.at,
         "via": audit.step.source,
         "chain_hash": audit.hash,
         "position_hash": audit.position_hash,

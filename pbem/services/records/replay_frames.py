@@ -122,6 +122,7 @@ class Replay:
             before, after = self.states[i], self.states[i + 1]
             move = jaipur.parse_move(entry.move)
             seat = entry.seat if entry.seat is not None else before.to_move
+            assert seat is not None  # a move is logged only while a seat is to move
             extra = self.extras[i] if i < len(self.extras) else {}
             out.append(
                 Step(
