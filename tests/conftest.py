@@ -9,6 +9,9 @@ The server's modules (store, services, web) are imported inside the fixtures, so
 engine's tests (``tests/engine``) run where only the engine's dependencies, pytest and
 hypothesis are installed (``tests/test_engine_alone.py`` keeps it so).
 
+This file only wires fixtures and hooks; what they and the tests share is the plain module
+``tests/support.py`` (pytest advises against importing a conftest).
+
 Under CI (``CI`` set, as ``.ci/run`` does) hypothesis runs derandomized: the same
 examples every run, and a failure prints the blob that reproduces it. In the quick loop
 (``-m "not slow"``) each property runs a quarter of its examples (at least 10); the full
@@ -22,18 +25,18 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+
+from tests.support import SERVER_URL, fewer_examples, opened_database, serving
 
 if TYPE_CHECKING:
     from pbem.clock import FrozenClock
     from pbem.config import Config
     from pbem.services.core.env import Env
     from pbem.store.db import Database
-
-SERVER_URL = os.environ.get("PBEM_TEST_DATABASE_URL", "")
 
 settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
 if os.environ.get("CI"):
@@ -86,31 +89,6 @@ def migrated_database(fresh_database) -> Callable[[], str]:
     migrate.upgrade(db.engine)
     db.dispose()  # nobody may be connected to a template; SQLite's WAL is written back
     return lambda: fresh_database(copy_of=template)
-
-
-def opened_database(url: str) -> Iterator[Database]:
-    """The database at ``url``, opened for a fixture's scope and disposed after it."""
-    from pbem.store.db import Database
-
-    db = Database(url)
-    yield db
-    db.dispose()
-
-
-def own_database(scope: str) -> tuple[Any, Any]:
-    """``database_url, database = own_database("module")`` in a test module (or conftest)
-    gives it a database of its own for that scope, a copy of the migrated template,
-    instead of the run's shared one: for tests whose jobs look at every game there."""
-
-    @pytest.fixture(scope=scope)
-    def database_url(migrated_database) -> str:
-        return migrated_database()
-
-    @pytest.fixture(scope=scope)
-    def database(database_url) -> Iterator[Database]:
-        yield from opened_database(database_url)
-
-    return database_url, database
 
 
 @pytest.fixture(scope="session")
@@ -237,16 +215,18 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def live_server(app, env) -> Iterator[str]:
+    """The app served over HTTP on a free loopback port; its base URL (the env's links too)."""
+    yield from serving(app, env)
+
+
 TESTS = Path(__file__).resolve().parent
 # every test under these folders carries these markers, whatever its module says
 FOLDER_MARKERS = {
     TESTS / "browser": ("browser", "slow"),
     TESTS / "reliability": ("reliability", "slow"),
 }
-
-
-QUICK_SHARE = 4  # the quick loop runs 1/QUICK_SHARE of a property's examples
-QUICK_LEAST = 10
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
@@ -259,20 +239,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                         item.add_marker(name)
     if "not slow" in (config.option.markexpr or ""):
         fewer_examples(items)
-
-
-def fewer_examples(items: list[pytest.Item]) -> None:
-    """The quick loop's properties: each test's own settings, with fewer examples."""
-    done: set[int] = set()
-    for item in items:
-        test = getattr(item, "obj", None)
-        own = getattr(test, "_hypothesis_internal_use_settings", None)  # what @given reads
-        if own is None or id(test) in done or not hasattr(test, "hypothesis"):
-            continue
-        done.add(id(test))
-        fewer = max(QUICK_LEAST, own.max_examples // QUICK_SHARE)
-        if fewer < own.max_examples:
-            test._hypothesis_internal_use_settings = settings(own, max_examples=fewer)  # type: ignore[union-attr]
 
 
 def pytest_report_header(config) -> str:

@@ -47,3 +47,29 @@ def test_the_test_extra_installs_mypy_and_the_stubs_it_needs() -> None:
     extra = PYPROJECT["project"]["optional-dependencies"]["test"]
     names = {e.split(">")[0].split("=")[0].split("[")[0] for e in extra}
     assert {"ruff", "mypy", "types-gunicorn"} <= names
+
+
+def _test_sources() -> dict[str, str]:
+    return {
+        p.relative_to(ROOT).as_posix(): p.read_text()
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+    }
+
+
+def test_no_test_imports_a_conftest() -> None:
+    """Shared helpers live in the plain module tests/support.py (pytest advises against
+    importing a conftest, which it loads itself)."""
+    importing = [
+        path
+        for path, text in _test_sources().items()
+        if "from tests.conftest" in text or "import conftest" in text
+        if path != "tests/test_checks.py"
+    ]
+    assert importing == []
+
+
+def test_each_shared_fixture_and_helper_is_defined_once() -> None:
+    """One ``own_database``, one ``live_server``, one random playout."""
+    for name in ("own_database", "live_server", "play_random"):
+        defined = [path for path, text in _test_sources().items() if f"def {name}(" in text]
+        assert len(defined) == 1, (name, defined)

@@ -15,12 +15,10 @@ import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 CHROMIUM = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
@@ -85,17 +83,6 @@ def axe_script() -> Path:
         if done.returncode != 0 or _axe_version(installed / "package.json") != wanted:
             _missing(f"npm ci in {AXE_DIR} did not install axe-core {wanted}:\n{done.stderr}")
     return installed / "axe.min.js"
-
-
-@pytest.fixture
-def live_server(app, env) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    base = f"http://127.0.0.1:{server.server_port}"
-    env.config = env.config.with_(base_url=base)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield base
-    server.shutdown()
 
 
 @pytest.fixture

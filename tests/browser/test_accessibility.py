@@ -19,8 +19,8 @@ from pbem.services.play import challenges
 from pbem.services.records import analysis
 from pbem.store.models import Player
 from tests.mail.play import new_game, play, to_move, token
+from tests.support import play_random
 from tests.web.test_players import sign_in_mail
-from tests.web.test_replay import play_random
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

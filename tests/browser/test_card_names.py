@@ -7,7 +7,7 @@ import pytest
 
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,9 +11,9 @@ from pbem.mail.delivery import ConsoleBackend
 from pbem.services.core import access
 from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.helpers import mails, past_the_hold
 from tests.mail.play import new_game, to_move, token
+from tests.support import own_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

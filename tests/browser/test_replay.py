@@ -9,7 +9,7 @@ from pbem.services.play import game_pages
 from pbem.services.records import game_records
 from tests.browser.conftest import screenshot
 from tests.mail.play import new_game, token
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -37,9 +37,9 @@ from pbem.store import migrate
 from pbem.store.copy import copy, open_engine, tables
 from pbem.store.db import Database
 from pbem.store.models import MoveRow
-from tests.conftest import SERVER_URL
 from tests.databases import create_pg_database, dispose_engines_on, drop_pg_database
 from tests.mail.play import new_game, play, token
+from tests.support import SERVER_URL
 
 ENTROPY = bytes(range(32))
 

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.services.core import access
 from pbem.services.play import moves, new_games
-from tests.conftest import own_database
+from tests.support import own_database
 
 database_url, database = own_database("function")
 

@@ -15,7 +15,7 @@ from email.parser import BytesParser
 import pytest
 from aiosmtpd.controller import Controller
 
-from tests.conftest import own_database
+from tests.support import own_database
 
 # A database of these modules' own (the mail jobs look at every game and mail there).
 database_url, database = own_database("module")

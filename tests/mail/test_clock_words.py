@@ -9,9 +9,9 @@ from datetime import timedelta
 from pbem.clock import as_utc
 from pbem.services.play import game_clock, game_pages
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, play
+from tests.support import own_database
 
 CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 

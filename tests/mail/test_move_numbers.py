@@ -17,10 +17,10 @@ from pbem.services.core import access
 from pbem.services.core.errors import WrongState
 from pbem.services.play import game_clock, game_pages, moves, replies, seat_settings
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import ask_receipts, new_game, play, token
 from tests.mail.test_replies import reply
+from tests.support import own_database
 
 CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 

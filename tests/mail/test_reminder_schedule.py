@@ -14,9 +14,9 @@ from pbem.services.core import access
 from pbem.services.play import game_clock, game_pages, seat_settings
 from pbem.services.play.deadlines import WARNING_LEAD, warning_lead
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.helpers import mails
 from tests.mail.play import new_game, token
+from tests.support import own_database
 
 # A database of each test's own: the clock job, run every hour of days, then looks only at
 # this test's games.

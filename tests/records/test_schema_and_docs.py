@@ -36,7 +36,7 @@ from pbem.services.play import game_clock, game_pages, moves
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
 from tests.mail.play import new_game, token
-from tests.web.test_replay import to_move
+from tests.support import play_random
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -63,20 +63,6 @@ def invalid(data: dict[str, Any]) -> bool:
     return not VALIDATOR.is_valid(data)
 
 
-def play_on(env, public_id: str, count: int | None = None, seed: int = 3) -> None:
-    """Random legal moves by whoever is to move, ``count`` of them or to the end."""
-    rnd = random.Random(seed)
-    tokens = game_pages.seat_tokens(env, public_id)
-    done = 0
-    while count is None or done < count:
-        t, legal = to_move(env, tokens)
-        if t is None:
-            return
-        n = game_pages.seat_page(env, t, access.Client()).next_n
-        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
-        done += 1
-
-
 def next_n(env, public_id: str) -> int:
     return len(game_records.operator_record(env, public_id)["moves"]) + 1
 
@@ -88,7 +74,7 @@ def next_n(env, public_id: str) -> int:
 def finished(module_env) -> str:
     env = module_env
     public_id = new_game(env)
-    play_on(env, public_id)
+    play_random(env, public_id)
     return public_id
 
 
@@ -96,7 +82,7 @@ def finished(module_env) -> str:
 def running(module_env) -> str:
     env = module_env
     public_id = new_game(env, first=0)
-    play_on(env, public_id, 9)
+    play_random(env, public_id, 9)
     return public_id
 
 
@@ -112,7 +98,7 @@ def test_a_finished_match_matches_the_schema(client, env, finished):
 
 def test_a_resigned_game_matches_the_schema(client, env):
     public_id = new_game(env, first=0)
-    play_on(env, public_id, 5)
+    play_random(env, public_id, 5)
     moves.resign(env, token(env, public_id, 0), next_n(env, public_id), access.Client())
     data = client.get(f"/g/{public_id}/record.json").get_json()
     valid(data)

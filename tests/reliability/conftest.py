@@ -67,13 +67,13 @@ class Gunicorn:
 
 
 @pytest.fixture
-def own_database(migrated_database) -> Iterator[str]:
+def database_url(migrated_database) -> str:
     """A database of these tests' own: thousands of games must not crowd the shared one."""
-    yield migrated_database()
+    return migrated_database()
 
 
 @pytest.fixture
-def env(own_database, config):
+def env(database_url, config):
     """An env on the real clock: the servers and schedulers these tests start run on it,
     and games made on the frozen clock's day would be days late to them (a scheduler
     timed them out while the test waited for their other mail)."""
@@ -81,22 +81,17 @@ def env(own_database, config):
     from pbem.services.core.env import Env
     from pbem.store.db import Database
 
-    db = Database(own_database)
-    yield Env(config=config.with_(database_url=own_database), db=db, clock=SystemClock())
+    db = Database(database_url)
+    yield Env(config=config.with_(database_url=database_url), db=db, clock=SystemClock())
     db.dispose()
 
 
 @pytest.fixture
-def database_url(own_database) -> str:
-    return own_database
-
-
-@pytest.fixture
-def start_gunicorn(own_database, tmp_path) -> Iterator[Callable[[int], Gunicorn]]:
+def start_gunicorn(database_url, tmp_path) -> Iterator[Callable[[int], Gunicorn]]:
     started: list[Gunicorn] = []
 
     def start(workers: int = 3) -> Gunicorn:
-        server = Gunicorn(own_database, tmp_path, workers)
+        server = Gunicorn(database_url, tmp_path, workers)
         started.append(server)
         return server
 

@@ -128,7 +128,7 @@ def read_logs(paths: list[Path], marker: str, deadline: float = 10) -> str:
         time.sleep(0.05)
 
 
-def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_database, tmp_path):
+def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, database_url, tmp_path):
     server = start_gunicorn(1)
     base = server.base
     smtp_port = free_port()
@@ -200,7 +200,7 @@ def test_a_whole_session_leaves_no_secret_in_any_log(start_gunicorn, env, own_da
         assert masked in text, (masked, text[-3000:])
 
 
-def test_the_development_server_logs_no_secret(env, own_database, tmp_path):
+def test_the_development_server_logs_no_secret(env, database_url, tmp_path):
     created = new_games.create_game(
         env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
@@ -208,7 +208,7 @@ def test_the_development_server_logs_no_secret(env, own_database, tmp_path):
     log = tmp_path / "serve.log"
     environ = {
         "PATH": "/usr/bin:/bin",
-        "PBEM_DATABASE_URL": own_database,
+        "PBEM_DATABASE_URL": database_url,
         "PBEM_ENV": "testing",
         "PBEM_SECRET_KEY": "test-secret-key",
         "PBEM_INSTANCE_PATH": str(tmp_path),

@@ -11,8 +11,8 @@ from pbem.services.play import moves
 from pbem.services.records import analysis, game_records
 from pbem.store import analyses as analysis_rows
 from pbem.store.models import Game
-from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
+from tests.support import own_database
 
 # A database of this module's own: the job looks at every finished game, and those
 # the run's other tests made would each take it seconds.
@@ -186,7 +186,7 @@ def test_a_whole_match_played_to_its_end_is_analysed_by_the_scheduler_job(env, c
     from apscheduler.schedulers.background import BackgroundScheduler
 
     from pbem.scheduler import add_jobs
-    from tests.web.test_replay import play_random
+    from tests.support import play_random
 
     while analysis.analyse(env, 100):  # the module's other games first
         pass

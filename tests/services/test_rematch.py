@@ -8,7 +8,7 @@ from pbem.services.core import access, errors
 from pbem.services.play import challenges, game_clock, game_pages, new_games
 from pbem.store import games as game_rows
 from tests.mail.play import new_game
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 
 def test_a_rematch_asked_for_at_the_same_moment_is_the_one_the_other_player_made(env, monkeypatch):

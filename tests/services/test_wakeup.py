@@ -15,8 +15,8 @@ from pbem.services.core.errors import MoveRefused
 from pbem.services.play import computer, game_pages, moves, new_games
 from pbem.store import wakeup as signals
 from pbem.store.db import is_sqlite
-from tests.conftest import own_database
 from tests.mail.play import new_game, to_move, token
+from tests.support import own_database
 
 # the listener sees every move of its database (SQLite) and the job looks at every game
 database_url, database = own_database("module")

@@ -34,10 +34,9 @@ from pbem.services.scheduled import jobs, retention
 from pbem.store import migrate, roles
 from pbem.store.db import Database, is_sqlite
 from pbem.store.models import AccessLog, Base, Game, MoveRow
-from tests.conftest import SERVER_URL
 from tests.helpers import csrf_of
+from tests.support import SERVER_URL, play_random
 from tests.web.test_players import sign_in
-from tests.web.test_replay import play_random
 
 MOVE_COLUMNS = "id, game_id, n, seat, move, at, hash, position, source, message"
 ACCESS_COLUMNS = "id, game_id, player_id, seat, at, action, seen_n, key_version, ip, detail"

@@ -18,8 +18,8 @@ from pbem.store.models import OutboxMessage, Player
 from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
+from tests.support import play_random
 from tests.web.test_players import fresh_ip, sign_in
-from tests.web.test_replay import play_random
 
 LANGUAGE_LINKS = re.compile(r'<nav class="languages".*?</nav>', re.S)
 HREF = re.compile(r'href="([^"]*)"')

@@ -12,8 +12,8 @@ from pbem.services.core import access, log
 from pbem.services.play import game_pages, moves
 from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
-from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
+from tests.support import own_database
 
 # A database of this module's own (the analysis job looks at every finished game).
 database_url, database = own_database("module")

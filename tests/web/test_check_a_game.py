@@ -14,14 +14,12 @@ import secrets
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from pbem import wheel
 from pbem.engine import rng
@@ -175,17 +173,6 @@ def test_the_server_offers_the_code_it_runs_as_a_valid_wheel(client, env):
     assert other.status_code == 404 and name in other.text
     page = client.get("/download").text
     assert name in page and hashlib.sha256(served.data).hexdigest() in page
-
-
-@pytest.fixture
-def live_server(app, env):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    base = f"http://127.0.0.1:{server.server_port}"
-    env.config = env.config.with_(base_url=base)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield base
-    server.shutdown()
 
 
 def _python_311(folder: Path) -> dict[str, str]:

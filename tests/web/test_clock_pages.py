@@ -8,8 +8,8 @@ import pytest
 from pbem.services.core import access
 from pbem.services.play import game_clock, game_pages, new_games, seat_settings
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
+from tests.support import own_database
 
 CLOCK = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
 

@@ -15,7 +15,7 @@ import pytest
 from pbem.web import inputs
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 HUGE = "99999999999999999999999"
 MEGA = "9" * (1024 * 1024)

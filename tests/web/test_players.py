@@ -16,7 +16,7 @@ from pbem.services.records import game_records
 from pbem.store.models import Game, Player, Seat, SignInLink
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 SIGN_IN = re.compile(r"http://pbem\.test(/signin/[A-Za-z0-9_\-]+)")
 

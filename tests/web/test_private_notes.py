@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbem.services.core import access
 from pbem.services.play import game_pages, moves
 from tests.mail.play import new_game, token
-from tests.web.test_replay import play_random
+from tests.support import play_random
 
 NOTE = "Psst, Bo: the oasis at dawn"
 

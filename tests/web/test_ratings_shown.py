@@ -9,8 +9,9 @@ from sqlalchemy import select
 
 from pbem.services.play import new_games, ratings
 from pbem.store.models import Player
+from tests.support import play_random
 from tests.web.test_players import sign_in
-from tests.web.test_replay import omniscient, play_random
+from tests.web.test_replay import omniscient
 
 
 def test_shown_is_the_ordinal_never_below_zero():

@@ -22,8 +22,8 @@ from pbem.services.records import game_records
 from pbem.web import create_app
 from tests.helpers import csrf_of
 from tests.mail.play import new_game
+from tests.support import play_random
 from tests.web.crawl import crawl
-from tests.web.test_replay import play_random
 
 FAILS = "This record fails verification."
 

@@ -4,44 +4,18 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import re
 from collections import Counter
 
 import pytest
 
 from pbem.engine import load_record, verify
-from pbem.services.core import access
-from pbem.services.play import game_pages, moves
+from pbem.services.play import game_pages
 from pbem.services.records import game_records
 from tests.mail.play import new_game, token
+from tests.support import play_random
 
 FACE = re.compile(r'class="card card-(\w+)(?: small)?"')
-
-
-def play_random(env, public_id: str, count: int | None = None, seed: int = 3) -> None:
-    rnd = random.Random(seed)
-    done = 0
-    n = len(game_pages.public_page(env, public_id).entries)
-    tokens = game_pages.seat_tokens(env, public_id)
-    while count is None or done < count:
-        t, legal = to_move(env, tokens)
-        if t is None:
-            return  # the game is over
-        n += 1
-        moves.submit_move(env, t, n, rnd.choice(legal), access.Client())
-        done += 1
-        if t == tokens[0]:  # the other seat is mostly the next to move: ask it first (asking
-            tokens = (tokens[1], tokens[0])  # a seat that is not to move costs as much)
-
-
-def to_move(env, tokens: tuple[str, ...]) -> tuple[str | None, list[str]]:
-    """The token of the seat to move and its legal moves (None and none once it is over)."""
-    for t in tokens:
-        legal = game_pages.legal_moves(env, t)
-        if legal:
-            return t, legal
-    return None, []
 
 
 @pytest.fixture(scope="module")  # the module's tests only read it

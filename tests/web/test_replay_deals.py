@@ -10,7 +10,8 @@ import pytest
 
 from pbem.services.records import replay_access
 from tests.mail.play import new_game
-from tests.web.test_replay import FACE, play_random
+from tests.support import play_random
+from tests.web.test_replay import FACE
 
 
 def _attr(page: str, name: str) -> str:

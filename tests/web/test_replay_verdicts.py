@@ -14,9 +14,8 @@ from pbem.services.core import access, log
 from pbem.services.play import moves
 from pbem.services.records import game_records
 from pbem.store import analyses as rows
-from tests.conftest import own_database
 from tests.mail.play import new_game, play, token
-from tests.web.test_replay import play_random
+from tests.support import own_database, play_random
 
 database_url, database = own_database("module")
 

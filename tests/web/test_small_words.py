@@ -7,8 +7,8 @@ import re
 from pbem.services.play import new_games
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, play, token
+from tests.support import play_random
 from tests.web.test_players import sign_in
-from tests.web.test_replay import play_random
 
 TAG = re.compile(r"<[^>]+>")
 

@@ -35,7 +35,7 @@ PLAYED = 10
 
 
 @pytest.fixture(scope="module")
-def own_database(migrated_database) -> Iterator[Database]:
+def attacked_database(migrated_database) -> Iterator[Database]:
     """A database of these tests' own: the attacker's trigger dance touches only it."""
     db = Database(migrated_database())
     yield db
@@ -43,8 +43,10 @@ def own_database(migrated_database) -> Iterator[Database]:
 
 
 @pytest.fixture
-def tenv(own_database, config, clock) -> Env:
-    return Env(config=config.with_(database_url=own_database.url), db=own_database, clock=clock)
+def tenv(attacked_database, config, clock) -> Env:
+    return Env(
+        config=config.with_(database_url=attacked_database.url), db=attacked_database, clock=clock
+    )
 
 
 def _play(env: Env, count: int, finish: bool) -> str:

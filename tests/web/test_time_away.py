@@ -14,9 +14,9 @@ from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput
 from pbem.services.play import game_clock, game_pages, seat_settings
 from pbem.services.scheduled import jobs
-from tests.conftest import own_database
 from tests.helpers import csrf_of
 from tests.mail.play import new_game, token
+from tests.support import own_database
 
 # One day a move, three days away allowed: the tester's Bob, with half a day more.
 CLOCK = game_clock.GameClock(days_per_move=1, vacation_days=3)
