@@ -200,7 +200,7 @@ class Config:
     #: it sent is sent again, with the same Message-ID (docs/scaling.md, "Mail").
     mail_recover_after: int = 600
     #: Seconds a "your turn" mail waits before it is sent; it is dropped if the seat's
-    #: page showed the move meanwhile (``game_mails.after_move``, PBEM_TURN_MAIL_HOLD).
+    #: page showed the move meanwhile (``told.after_move``, PBEM_TURN_MAIL_HOLD).
     turn_mail_hold: int = 180
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).

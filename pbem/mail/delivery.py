@@ -180,9 +180,9 @@ def backend_for(config: Config) -> Backend:
     return SmtpBackend(config)
 
 
-#: Writes an unwritten row's words into it (``services.mailing.game_mails.Writer.write``).
+#: Writes an unwritten row's words into it (``services.mailing.writer.Writer.write``).
 Write = Callable[[Session, OutboxMessage], None]
-#: Why a due row is no longer to be sent, or None (``services.mailing.game_mails.Writer.unwanted``).
+#: Why a due row is no longer to be sent, or None (``services.mailing.writer.Writer.unwanted``).
 Unwanted = Callable[[Session, OutboxMessage], str | None]
 
 

@@ -200,7 +200,7 @@ class OutboxMessage(Base):
     to_addr: Mapped[str] = mapped_column(String(320))
     to_name: Mapped[str | None] = mapped_column(String(200))
     #: Empty until written: a mail telling of logged move ``about_n`` is queued without
-    #: its words and written from the log as it is sent (``game_mails.Writer``).
+    #: its words and written from the log as it is sent (``mailing.writer.Writer``).
     subject: Mapped[str | None] = mapped_column(String(300))
     text_body: Mapped[str | None] = mapped_column(Text)
     html_body: Mapped[str | None] = mapped_column(Text)

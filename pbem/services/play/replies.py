@@ -35,7 +35,7 @@ from ..core.log import log_rows, state_of
 from ..core.replayed import answers_owed, turn_after
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import address_mails
 from . import moves, notes
 
 BAD_ADDRESS = _l(
@@ -230,7 +230,7 @@ def _refuse(
                 view = jaipur.seat_view(match, claim.seat)
                 if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())
-            game_mails.refusal(
+            address_mails.refusal(
                 session,
                 env,
                 seat_row.email,
