@@ -56,7 +56,7 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
         raise ValueError("the row has no words: write it first")
     msg = EmailMessage(policy=headers.POLICY)
     msg["Message-ID"] = headers.text("Message-ID", row.message_id)
-    msg["From"] = headers.text("From", mail_from)
+    msg["From"] = headers.mailbox(mail_from)
     msg["To"] = headers.address(row.to_addr, row.to_name)
     msg["Subject"] = headers.text("Subject", row.subject)
     msg["Date"] = format_datetime(as_utc(row.created_at))
