@@ -24,6 +24,7 @@ from ...clock import as_utc
 from ...engine import Exchange, Sell, TakeCamels, TakeGood
 from ...i18n import Reader, use_reader
 from ...i18n import lazy_gettext as _l
+from ...mail.automatic import why_automatic
 from ...mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ...store import games as game_rows
 from ...store import inbound as inbound_rows
@@ -46,24 +47,35 @@ BAD_ADDRESS = _l(
 
 @dataclass(frozen=True, slots=True)
 class ReplyOutcome:
-    outcome: str  # accepted, refused, duplicate, ignored (no genuine reply address)
+    #: accepted, refused, duplicate, ignored (no genuine reply address), dropped (automatic)
+    outcome: str
     detail: str
 
 
 def handle_mail(
-    env: Env, raw: bytes, envelope_rcpts: list[str] | tuple[str, ...] = ()
+    env: Env,
+    raw: bytes,
+    envelope_rcpts: list[str] | tuple[str, ...] = (),
+    envelope_sender: str | None = None,
 ) -> ReplyOutcome:
     """Handle one inbound mail end to end; never raises for anything the sender did.
 
     Only a genuine reply address (signed by this server) is ever answered, and only at
     that seat's own address: a forged or unknown address gets no mail at all, so the
-    server cannot be made to write to whatever the unverified ``From`` says.
+    server cannot be made to write to whatever the unverified ``From`` says. An automatic
+    mail (an out-of-office reply, a null sender: ``mail.automatic``) is dropped, never
+    read as a move nor answered (RFC 3834). ``envelope_sender``: SMTP's ``MAIL FROM``
+    ("" for ``<>``), None when the mail came another way (IMAP).
     """
     mail = parse_inbound(raw, envelope_rcpts, env.config.inbound_max_bytes)
     claim, token, expired = _claim_of(env, mail)
     if not _claim_message(env, _dedupe_key(mail.message_id, token)):
         return ReplyOutcome("duplicate", f"{mail.message_id} was handled before")
     key = _dedupe_key(mail.message_id, token)
+    automatic = why_automatic(raw, envelope_sender)
+    if automatic is not None:
+        _finish(env, key, claim, "dropped", f"an automatic mail ({automatic}): not answered")
+        return ReplyOutcome("dropped", f"an automatic mail ({automatic}): not answered")
     if claim is None:
         why = "an expired reply address" if expired else "no genuine reply address"
         _finish(env, key, None, "ignored", f"{why}: not answered")
