@@ -65,6 +65,8 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     # After the bodies: set_content moves Content-* headers (Content-Language) into a part.
     for name, value in (row.headers or {}).items():
         msg[name] = headers.text(name, value)
+    if "Auto-Submitted" not in (row.headers or {}):  # every mail of the server (RFC 3834)
+        msg["Auto-Submitted"] = headers.auto_submitted(row.kind)
     msg.as_bytes()  # folds every header: one that would break out raises here
     return msg
 

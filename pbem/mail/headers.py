@@ -92,6 +92,16 @@ def mailbox(value: str) -> Address:
     return address(box.addr_spec, box.display_name)
 
 
+#: The mails that answer a person's own mail (RFC 3834 §5: ``auto-replied``); every other
+#: mail of the server is ``auto-generated``.
+AUTO_REPLIED = frozenset({"refusal"})
+
+
+def auto_submitted(kind: str) -> str:
+    """The ``Auto-Submitted`` value of a mail of this kind: none is written by a person."""
+    return "auto-replied" if kind in AUTO_REPLIED else "auto-generated"
+
+
 def text(name: str, value: str) -> str:
     """A plain header value (a subject), refused if it holds a control character."""
     if _CONTROL.search(value):

@@ -1,5 +1,10 @@
 """The mails to an address rather than to a seat, written when queued: the daily digest
-and the refusal of a reply mail that recorded nothing."""
+and the refusal of a reply mail that recorded nothing.
+
+The digest tells of several games: a reply to it is not read (its text says so), and its
+``List-Unsubscribe`` switches the account's digest off ("only invitations"). A refusal
+answers a seat's own reply address: its Reply-To is that seat's address of the move owed
+now, unless the game is over (then it has none and says so)."""
 
 from __future__ import annotations
 
@@ -11,9 +16,12 @@ from ... import engine as jaipur
 from ...i18n import Reader, gettext, ngettext, use_reader
 from ...mail import compose, outbox
 from ...store import outbox as outbox_store
+from ...store import players as player_rows
 from ...store.models import Game
 from ..core.env import Env
-from .seat_mail import seat_link
+from ..core.identity import normal_email
+from ..core.seat_tokens import UnsubscribeClaim
+from .seat_mail import seat_link, unsubscribe_headers
 
 
 def digest(
@@ -51,8 +59,17 @@ def digest(
             html=html,
             dedupe_key=key,
             language=reader.language,
+            headers=_digest_unsubscribe(session, env, email),
         ),
     )
+
+
+def _digest_unsubscribe(session: Session, env: Env, email: str) -> dict[str, str]:
+    """The digest's one-click unsubscribe: scoped to the address's account, no seat."""
+    player = player_rows.by_email(session, normal_email(email))
+    if player is None:
+        return {}
+    return unsubscribe_headers(env, UnsubscribeClaim(player=player.public_id))
 
 
 def refusal(
@@ -70,8 +87,12 @@ def refusal(
     seat: int | None = None,
     in_reply_to: str | None = None,
     reader: Reader | None = None,
+    answer_n: int | None = None,
 ) -> None:
-    """The answer to a reply that recorded nothing: what was read, why, what would work."""
+    """The answer to a reply that recorded nothing: what was read, why, what would work.
+
+    ``answer_n``: the move the seat's reply address answers now (its Reply-To); None, the
+    game is over or has no position, and the mail says a reply is not read."""
     context = dict(
         read=read,
         reason=reason,
@@ -80,14 +101,24 @@ def refusal(
         opponent=opponent,
         now=env.clock.now(),
         link=seat_link(env, game, seat) if game is not None and seat is not None else None,
+        answerable=answer_n is not None,
     )
     reader = reader or Reader()
     with use_reader(reader.language, reader.timezone):
         text, html = compose.render("refusal", **context)
         subject = gettext("Jaipur: your move was not recorded")
-    headers = {}
+    headers: dict[str, str] = {}
     if in_reply_to:
         headers = {"In-Reply-To": in_reply_to, "References": in_reply_to}
+    if game is not None and seat is not None:
+        headers.update(
+            unsubscribe_headers(env, UnsubscribeClaim(public_id=game.public_id, seat=seat))
+        )
+        if answer_n is not None:
+            token = env.links.reply_token(
+                game.public_id, seat, answer_n, game.seats[seat].key_version
+            )
+            headers["Reply-To"] = env.config.reply_to(token)
     outbox_store.queue(
         session,
         outbox.message(

@@ -17,7 +17,8 @@ from ...i18n import lazy_gettext as _l
 from ...mail import outbox
 from ...store.models import Game
 from ..core.env import Env
-from ..core.replayed import seat_names
+from ..core.log import log_rows
+from ..core.replayed import owed_entry, seat_names
 from .seat_mail import queue_written
 
 
@@ -39,6 +40,7 @@ def invitation(
         view=jaipur.seat_view(match, seat) if match is not None else None,
         starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
         reply_n=1 if starts else None,
+        answer_n=1,  # the second player's reply is read, and told whose turn it is
         message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
     )
 
@@ -66,6 +68,7 @@ def dealt(
         starts=starts,
         contributions=[s.contribution for s in game.seats],
         reply_n=1 if starts else None,
+        answer_n=1,
         not_before=env.clock.now() + hold if held else None,
     )
 
@@ -78,7 +81,15 @@ def link(session: Session, env: Env, game: Game, seat: int, token: str, *, reiss
         else _l("Jaipur vs %(opponent)s — your link", opponent=opponent)
     )
     queue_written(
-        session, env, game, seat, "link", subject, link=env.seat_url(token), reissued=reissued
+        session,
+        env,
+        game,
+        seat,
+        "link",
+        subject,
+        answer_n=owed_entry([row.move for row in log_rows(session, game)]),
+        link=env.seat_url(token),
+        reissued=reissued,
     )
 
 

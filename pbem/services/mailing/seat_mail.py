@@ -2,9 +2,14 @@
 
 Each mail to a seat is built from that seat's view (invariant 7); the game
 header given to templates holds the seed only once the game is over. Every
-mail to a seat threads under that seat's invitation, and a mail that asks for a
-move carries a Reply-To address that plays it. Used by the mails written when
-they are queued (``queued_mails``) and by those written when sent (``told``).
+mail to a seat threads under that seat's invitation. A mail that asks for a
+move carries a Reply-To address that plays it; one the seat may answer without
+being asked for a move (a receipt, the second player's invitation) carries the
+seat's address of the move owed, whose reply is read and answered. A mail that
+cannot be answered (game over) has none and says so. Every mail to a seat has a
+one-click ``List-Unsubscribe`` (RFC 8058) that puts the seat on the daily digest.
+Used by the mails written when they are queued (``queued_mails``) and by those
+written when sent (``told``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from ...store import outbox as outbox_store
 from ...store.models import Game
 from ..core.env import Env
 from ..core.replayed import seat_names
+from ..core.seat_tokens import UnsubscribeClaim
 
 
 def game_header(game: Game, *, over: bool) -> dict[str, Any]:
@@ -54,7 +60,10 @@ class Draft:
     kind: str
     subject: Any  # lazy text
     context: dict[str, Any]
-    reply_n: int | None = None
+    reply_n: int | None = None  #: the move a reply plays: the mail asks for it
+    #: the reply address of a mail that asks for no move but may be answered (a reply
+    #: is read, and answered with what the seat can do); None with ``reply_n``: none
+    answer_n: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,13 @@ class Written:
     text: str
     html: str
     headers: dict[str, str]
+
+
+def unsubscribe_headers(env: Env, claim: UnsubscribeClaim) -> dict[str, str]:
+    """``List-Unsubscribe`` with its one-click POST (RFC 8058): a POST to the link, with no
+    cookie and no form token, switches the mail it names to the digest, or off."""
+    url = env.unsubscribe_url(env.links.unsubscribe_token(claim))
+    return {"List-Unsubscribe": f"<{url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
 
 
 def envelope(
@@ -109,11 +125,10 @@ def write(env: Env, game: Game, seat: int, draft: Draft, now: datetime) -> Writt
     """
     names = seat_names(game)
     context = dict(draft.context)
-    headers: dict[str, str] = {}
-    if draft.reply_n is not None:
-        token = env.links.reply_token(
-            game.public_id, seat, draft.reply_n, game.seats[seat].key_version
-        )
+    headers = unsubscribe_headers(env, UnsubscribeClaim(public_id=game.public_id, seat=seat))
+    answer_n = draft.reply_n if draft.reply_n is not None else draft.answer_n
+    if answer_n is not None:
+        token = env.links.reply_token(game.public_id, seat, answer_n, game.seats[seat].key_version)
         headers["Reply-To"] = env.config.reply_to(token)
     context.update(
         game=game_header(game, over=draft.kind == "game_over"),
@@ -122,7 +137,7 @@ def write(env: Env, game: Game, seat: int, draft: Draft, now: datetime) -> Writt
         opponent=names[1 - seat],
         game_url=env.game_url(game.public_id),
         link=context.get("link") or seat_link(env, game, seat),
-        reply_to=headers.get("Reply-To"),
+        reply_to=headers.get("Reply-To") if draft.reply_n is not None else None,
         now=now,
     )
     to_seat = game.seats[seat]
@@ -141,6 +156,7 @@ def queue_written(
     subject: Any,
     *,
     reply_n: int | None = None,
+    answer_n: int | None = None,
     dedupe: str | None = None,
     message_id: str | None = None,
     not_before: datetime | None = None,
@@ -153,7 +169,9 @@ def queue_written(
     row = envelope(
         env, game, seat, kind, dedupe=dedupe, message_id=message_id, not_before=not_before
     )
-    written = write(env, game, seat, Draft(kind, subject, context, reply_n), env.clock.now())
+    written = write(
+        env, game, seat, Draft(kind, subject, context, reply_n, answer_n), env.clock.now()
+    )
     row.update(
         subject=written.subject,
         text_body=written.text,

@@ -196,6 +196,7 @@ def told(
             # a timeout is not a move: the owed move's address stays the one its reminders
             # and its warning carried, the timeout's own entry number (``played.owed_entry``)
             reply_n=moved.n if late or can_claim else None,
+            answer_n=moved.n,  # read and answered: the move is still owed
         )
     if kind == "your_turn":
         return Draft(
@@ -212,6 +213,7 @@ def told(
         kind,
         _l("Jaipur vs %(opponent)s — move %(n)s recorded", opponent=opponent, n=moved.turn),
         dict(common, mine=seat == moved.seat),
+        answer_n=moved.n + 1,  # the seat's address of the next move: read and answered
     )
 
 

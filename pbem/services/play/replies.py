@@ -33,7 +33,7 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import MAIL_GAME_OVER, Frozen, ServiceError
 from ..core.log import log_rows, state_of
-from ..core.replayed import answers_owed, turn_after
+from ..core.replayed import answers_owed, owed_entry, turn_after
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
 from ..mailing import address_mails
@@ -225,6 +225,7 @@ def _refuse(
             seat_row = game.seats[claim.seat]
             view = legal = None
             match = None
+            answer_n = 1 if not game.dealt else None  # waiting: read, and told so
             if game.dealt:
                 rows = log_rows(session, game)
                 try:
@@ -240,6 +241,8 @@ def _refuse(
                 ):  # in the numbers the mails gave those moves
                     reason = _moved_on(turn_after(logged[: claim.n - 1]), turn_after(logged))
                 view = jaipur.seat_view(match, claim.seat)
+                if not match.is_over:  # the seat's address of the move owed now
+                    answer_n = owed_entry([row.move for row in rows])
                 if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())
             address_mails.refusal(
@@ -256,6 +259,7 @@ def _refuse(
                 seat=claim.seat,
                 in_reply_to=mail.message_id,
                 reader=Reader(seat_row.language, seat_row.timezone),
+                answer_n=answer_n,
             )
     with use_reader("en"):  # the inbound log and the outcome are for operators
         english = str(reason)
