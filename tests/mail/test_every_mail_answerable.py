@@ -98,6 +98,13 @@ class Inspector:
         assert replies.accepts_recipient(env, box.addr_spec), (row.kind, reply_to)
 
 
+def _reply(to: str, text: str, mid: str) -> bytes:
+    return (
+        f"From: someone@example.test\r\nTo: {to}\r\nSubject: Re: Jaipur\r\n"
+        f"Message-ID: <{mid}@example.test>\r\n\r\n{text}\r\n"
+    ).encode()
+
+
 def _n(env, public_id: str) -> int:
     return len(games.public_page(env, public_id).entries) + 1
 
@@ -111,6 +118,12 @@ def test_every_kind_of_mail_is_answerable_or_says_it_is_not(env):
         (games.PlayerIn("Ada", emails[0]), games.PlayerIn("Bo", emails[1])),
         await_players=True,
     ).public_id
+    seen.check_new()
+    # a reply to a waiting game's invitation is read, and answered that the game waits
+    for seat in (0, 1):
+        invited = env.config.reply_to(env.links.reply_token(waiting, seat, 1, 1))
+        answer = replies.handle_mail(env, _reply(invited, "take gold", f"wait.{seat}"), [invited])
+        assert answer.outcome == "refused", answer
     seen.check_new()
     tokens = games.seat_tokens(env, waiting)
     games.accept(env, tokens[0], b"a" * 32, access.Client())
