@@ -43,6 +43,7 @@ class Inspector:
         self.seen: set[int] = set()
         self.kinds: set[str] = set()
         self.unanswerable: set[str] = set()
+        self.mailed_move = False  #: the receipts checked next answer a move mailed in
 
     def check_new(self) -> None:
         env = self.env
@@ -72,7 +73,8 @@ class Inspector:
 
     def _check(self, row, message, game) -> None:
         env = self.env
-        expected = "auto-replied" if row.kind == "refusal" else "auto-generated"
+        replied = row.kind == "refusal" or (row.kind == "receipt" and self.mailed_move)
+        expected = "auto-replied" if replied else "auto-generated"
         assert message["Auto-Submitted"] == expected, row.kind
         if row.kind in ACCOUNT_LINKS:
             assert message["List-Unsubscribe"] is None, row.kind
@@ -150,6 +152,14 @@ def test_every_kind_of_mail_is_answerable_or_says_it_is_not(env):
     ).encode()
     assert replies.handle_mail(env, raw, [address]).outcome == "refused"
     seen.check_new()
+    # a move mailed in: its receipt answers the player's own mail
+    legal = games.legal_moves(env, token(env, public_id, seat))[0]
+    assert replies.handle_mail(env, _reply(address, legal, "mailed.1"), [address]).outcome == (
+        "accepted"
+    )
+    seen.mailed_move = True
+    seen.check_new()
+    seen.mailed_move = False
     link_recovery.request_link(env, public_id, emails[1], access.Client())
     seen.check_new()
     # the clock: a reminder, the warning, the timeout

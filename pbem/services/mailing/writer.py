@@ -48,9 +48,10 @@ class Writer:
                 f"outbox row {row.id} is a {row.kind} mail, but its move calls for {draft.kind}"
             )
         written = write(self.env, game, row.seat, draft, as_utc(row.created_at))
-        return Written(
-            written.subject, written.text, written.html, {**row.headers, **written.headers}
-        )
+        headers = {**row.headers, **written.headers}
+        if row.kind == "receipt" and moved.seat == row.seat and moved.source == "email":
+            headers["Auto-Submitted"] = "auto-replied"  # it answers the player's own mail
+        return Written(written.subject, written.text, written.html, headers)
 
     def unwanted(self, session: Session, row: OutboxMessage) -> str | None:
         """Why a due row is no longer to be sent: a "your turn" whose move the seat's page
