@@ -26,7 +26,8 @@ keepalive = 5
 max_requests = 50000
 max_requests_jitter = 5000
 # Seat and sign-in links carry secrets in their paths: with this logger every line of
-# the access and error logs is redacted (pbem/redact.py), /s/[token] and /signin/[token].
+# the access and error logs is redacted (pbem/redact.py): /s/[token], /signin/[token],
+# /u/[token].
 logger_class = "pbem.web.redact.GunicornLogger"
 accesslog = os.environ.get("PBEM_ACCESS_LOG", "-")
 errorlog = "-"

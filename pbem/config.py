@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from email.headerregistry import Address, HeaderRegistry
 from pathlib import Path
 
 ENVIRONMENTS = ("development", "testing", "production")
@@ -200,7 +201,7 @@ class Config:
     #: it sent is sent again, with the same Message-ID (docs/scaling.md, "Mail").
     mail_recover_after: int = 600
     #: Seconds a "your turn" mail waits before it is sent; it is dropped if the seat's
-    #: page showed the move meanwhile (``game_mails.after_move``, PBEM_TURN_MAIL_HOLD).
+    #: page showed the move meanwhile (``told.after_move``, PBEM_TURN_MAIL_HOLD).
     turn_mail_hold: int = 180
     #: The PostgreSQL role the application runs as, granted its privileges by
     #: ``pbem db upgrade`` (PBEM_DATABASE_APP_ROLE; empty: no grant).
@@ -259,6 +260,34 @@ def templates_auto_reload() -> bool:
     return os.environ.get("PBEM_ENV", "development") == "development"
 
 
+def one_mailbox(value: str, name: str) -> str:
+    """``value`` read as exactly one mailbox (``Name <local@domain>`` or a bare address),
+    written back as the email package writes it (a display name with a comma quoted);
+    else a ``ConfigError`` naming the setting ``name``.
+
+    An unquoted comma in a display name makes two mailboxes of one From header, and the
+    envelope sender the wrong one (docs/deploy.md, "Mail settings")."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ConfigError(f"{name} must be one line: it holds a line break or a control character")
+    try:
+        header = HeaderRegistry()("From", value)
+        mailboxes = header.addresses
+    except (ValueError, IndexError, TypeError):
+        mailboxes = ()
+        header = None
+    if header is None or len(mailboxes) != 1 or header.defects:
+        raise ConfigError(
+            f'{name} must be exactly one mailbox, such as "Jaipur by mail <jaipur@example.org>" '
+            f"(a display name holding a comma goes in double quotes), not {value!r}"
+        )
+    (box,) = mailboxes
+    if any(ord(c) < 32 or ord(c) == 127 for c in box.display_name):  # from an encoded word
+        raise ConfigError(f"{name} must be one line: its name decodes to a control character")
+    if not box.username or not box.domain or "@" not in box.addr_spec:
+        raise ConfigError(f"{name} must hold an address with an @ and a domain, not {value!r}")
+    return str(Address(display_name=box.display_name, addr_spec=box.addr_spec))
+
+
 def from_env() -> Config:
     load_dotenv(Path.cwd() / ".env")
     env = os.environ.get("PBEM_ENV", "development")
@@ -283,7 +312,7 @@ def from_env() -> Config:
         port = int(os.environ.get("PBEM_SMTP_PORT", "465" if tls == "ssl" else "25"))
     except ValueError:
         raise ConfigError("PBEM_SMTP_PORT must be a number") from None
-    mail_from = os.environ.get("PBEM_MAIL_FROM", Config.mail_from)
+    mail_from = one_mailbox(os.environ.get("PBEM_MAIL_FROM", Config.mail_from), "PBEM_MAIL_FROM")
     domain = mail_from.rsplit("@", 1)[-1].strip("<> ") or "localhost"
     try:
         digest_hour = int(os.environ.get("PBEM_DIGEST_HOUR", "7"))

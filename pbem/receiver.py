@@ -61,15 +61,18 @@ class ReplyHandler:
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
+        sender = envelope.mail_from  # "" for the null sender <>
         if not self.lmtp:
-            return await self._handle(raw, list(envelope.rcpt_tos))
-        answers = [await self._handle(raw, [rcpt]) for rcpt in envelope.rcpt_tos]
+            return await self._handle(raw, list(envelope.rcpt_tos), sender)
+        answers = [await self._handle(raw, [rcpt], sender) for rcpt in envelope.rcpt_tos]
         return "\r\n".join(answers)
 
-    async def _handle(self, raw: bytes, rcpts: list[str]) -> str:
+    async def _handle(self, raw: bytes, rcpts: list[str], sender: str | None) -> str:
+        """250 for every mail handled, an automatic one dropped included (RFC 3834: taken
+        and not answered, so the sending server does not retry nor bounce it)."""
         loop = asyncio.get_running_loop()
         try:
-            outcome = await loop.run_in_executor(None, handle_mail, self.env, raw, rcpts)
+            outcome = await loop.run_in_executor(None, handle_mail, self.env, raw, rcpts, sender)
         except Exception:  # the database is down: let the sending server retry later
             log.exception("could not handle a reply")
             return "451 4.3.0 temporary failure, try again later"

@@ -9,7 +9,7 @@ from email.utils import format_datetime, make_msgid
 from sqlalchemy import select
 
 from pbem.services.core.env import Env
-from pbem.services.mailing.game_mails import Writer
+from pbem.services.mailing.writer import Writer
 from pbem.store.models import Game, OutboxMessage
 
 LINK = re.compile(r"http://pbem\.test(/s/[A-Za-z0-9_\-\.]+)")

@@ -56,7 +56,7 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
         raise ValueError("the row has no words: write it first")
     msg = EmailMessage(policy=headers.POLICY)
     msg["Message-ID"] = headers.text("Message-ID", row.message_id)
-    msg["From"] = headers.text("From", mail_from)
+    msg["From"] = headers.mailbox(mail_from)
     msg["To"] = headers.address(row.to_addr, row.to_name)
     msg["Subject"] = headers.text("Subject", row.subject)
     msg["Date"] = format_datetime(as_utc(row.created_at))
@@ -65,6 +65,8 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     # After the bodies: set_content moves Content-* headers (Content-Language) into a part.
     for name, value in (row.headers or {}).items():
         msg[name] = headers.text(name, value)
+    if "Auto-Submitted" not in (row.headers or {}):  # every mail of the server (RFC 3834)
+        msg["Auto-Submitted"] = headers.auto_submitted(row.kind)
     msg.as_bytes()  # folds every header: one that would break out raises here
     return msg
 
@@ -180,9 +182,9 @@ def backend_for(config: Config) -> Backend:
     return SmtpBackend(config)
 
 
-#: Writes an unwritten row's words into it (``services.mailing.game_mails.Writer.write``).
+#: Writes an unwritten row's words into it (``services.mailing.writer.Writer.write``).
 Write = Callable[[Session, OutboxMessage], None]
-#: Why a due row is no longer to be sent, or None (``services.mailing.game_mails.Writer.unwanted``).
+#: Why a due row is no longer to be sent, or None (``services.mailing.writer.Writer.unwanted``).
 Unwanted = Callable[[Session, OutboxMessage], str | None]
 
 

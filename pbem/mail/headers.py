@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from email.header import Header
-from email.headerregistry import Address, UnstructuredHeader
+from email.headerregistry import Address, HeaderRegistry, UnstructuredHeader
 from email.policy import SMTP as _SMTP
 from email.policy import EmailPolicy
 from typing import Any
@@ -83,6 +83,23 @@ def address(addr: str, name: str | None = None) -> Address:
         raise ValueError(f"{addr!r} is not an address")
     local, _, domain = addr.rpartition("@")
     return Address(display_name=name or "", username=local, domain=domain)
+
+
+def mailbox(value: str) -> Address:
+    """The server's own From (``Config.mail_from``, checked at start as one mailbox) as an
+    address object, so its display name is encoded and quoted as it must be."""
+    (box,) = HeaderRegistry()("From", value).addresses
+    return address(box.addr_spec, box.display_name)
+
+
+#: The mails that answer a person's own mail (RFC 3834 §5: ``auto-replied``); every other
+#: mail of the server is ``auto-generated``.
+AUTO_REPLIED = frozenset({"refusal"})
+
+
+def auto_submitted(kind: str) -> str:
+    """The ``Auto-Submitted`` value of a mail of this kind: none is written by a person."""
+    return "auto-replied" if kind in AUTO_REPLIED else "auto-generated"
 
 
 def text(name: str, value: str) -> str:

@@ -94,8 +94,9 @@ class Seat(Base):
     email: Mapped[str] = mapped_column(String(254), index=True)
     #: Bumped to revoke every link issued before (docs/architecture.md, invariant 6).
     key_version: Mapped[int] = mapped_column(default=1)
-    #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move.
-    mail_mode: Mapped[str] = mapped_column(String(8), default="each")
+    #: "each": a mail on every turn; "digest": one daily mail of the games awaiting a move;
+    #: "invitations" (set for a whole account): neither.
+    mail_mode: Mapped[str] = mapped_column(String(12), default="each")
     #: Receipts of the seat's own moves: "replies" (only of a move made by replying to a
     #: mail), "all" or "none". The other player's move always comes in the "your turn" mail.
     receipts: Mapped[str] = mapped_column(String(8), default="replies", server_default="replies")
@@ -200,7 +201,7 @@ class OutboxMessage(Base):
     to_addr: Mapped[str] = mapped_column(String(320))
     to_name: Mapped[str | None] = mapped_column(String(200))
     #: Empty until written: a mail telling of logged move ``about_n`` is queued without
-    #: its words and written from the log as it is sent (``game_mails.Writer``).
+    #: its words and written from the log as it is sent (``mailing.writer.Writer``).
     subject: Mapped[str | None] = mapped_column(String(300))
     text_body: Mapped[str | None] = mapped_column(Text)
     html_body: Mapped[str | None] = mapped_column(Text)

@@ -205,7 +205,7 @@ def unsent_about(session: Session, game_ids: list[int]) -> list[OutboxMessage]:
 
 def unwrite(row: OutboxMessage) -> None:
     """Drop a row's words: a mail that tells of a logged move is written again from the
-    log when it is sent (``game_mails.Writer``)."""
+    log when it is sent (``mailing.writer.Writer``)."""
     row.subject = row.text_body = row.html_body = None
 
 

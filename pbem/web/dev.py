@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup, escape
 
 from ..services.mailing import outbox_admin
-from ..services.mailing.game_mails import Written
+from ..services.mailing.seat_mail import Written
 from ..store.models import OutboxMessage
 from .context import services
 

@@ -22,6 +22,7 @@ from ..services.accounts import (
     public_player,
     sessions,
     sign_in,
+    unsubscribe,
 )
 from ..services.core.errors import InvalidInput, NotAllowed
 from ..services.play import (
@@ -71,6 +72,20 @@ def _me() -> dict[str, Any]:
         services(), session.get("player"), session.get("sv"), session.get("sid")
     )
     return {"signed_in_as": me}
+
+
+@bp.get("/u/<secret:token>")
+def unsubscribe_page(token: str) -> str:
+    """What the mail's unsubscribe link does, and a button that does it (a GET changes
+    nothing: mail scanners open every link)."""
+    return render_template("web/unsubscribe.html", what=unsubscribe.look(services(), token))
+
+
+@bp.post("/u/<secret:token>")
+def unsubscribe_post(token: str) -> str:
+    """The one-click POST of RFC 8058 (``List-Unsubscribe=One-Click``) and the page's button."""
+    done = unsubscribe.unsubscribe(services(), token, client())
+    return render_template("web/unsubscribe.html", what=done, switched=True)
 
 
 @bp.get("/signin")

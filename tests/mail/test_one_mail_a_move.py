@@ -12,7 +12,7 @@ import pytest
 
 from pbem.services.core import access
 from pbem.services.core.errors import InvalidInput
-from pbem.services.mailing.game_mails import untold
+from pbem.services.mailing.told import untold
 from pbem.services.play import game_pages, moves, replies, seat_settings
 from pbem.services.records import game_records
 from tests.helpers import mails

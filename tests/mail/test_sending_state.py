@@ -10,7 +10,7 @@ import pytest
 
 from pbem.leadership import Lease
 from pbem.mail.delivery import SmtpBackend, deliver_due
-from pbem.services.mailing.game_mails import Writer
+from pbem.services.mailing.writer import Writer
 from pbem.services.scheduled import jobs
 from pbem.store.db import Database, Fenced
 from pbem.store.models import OutboxMessage

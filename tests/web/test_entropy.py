@@ -52,7 +52,11 @@ def test_a_waiting_game_deals_only_when_both_have_accepted(env):
     assert len(dealt) == 2
     starter = next(m for m in dealt if m.seat == match.to_move)
     assert "Reply-To" in starter.headers and "your turn" in starter.subject
-    assert not any("Reply-To" in m.headers for m in mails(env, public_id, kind="invitation"))
+    # a waiting game's invitation asks for no move; a reply to it is read, and answered
+    # that the game waits (tests/mail/test_every_mail_answerable.py)
+    for invitation in mails(env, public_id, kind="invitation"):
+        assert "To move by mail" not in invitation.text_body
+        assert f"+{public_id}-{invitation.seat}-1-" in invitation.headers["Reply-To"]
 
 
 def test_contributions_from_a_browser_or_a_phrase():

@@ -28,7 +28,7 @@ from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import NotAllowed
 from ..core.identity import seats_of
-from ..mailing.game_mails import TOLD
+from ..mailing.told import TOLD
 
 #: Mails a job queues again when they are missing (by their key), in the names of now.
 REQUEUED = ("reminder", "deadline_warning", "digest")

@@ -36,6 +36,10 @@ class Env:
     def seat_url(self, token: str) -> str:
         return f"{self.config.base_url}/s/{token}"
 
+    def unsubscribe_url(self, token: str) -> str:
+        """A mail's one-click unsubscribe link (``List-Unsubscribe``, RFC 8058)."""
+        return f"{self.config.base_url}/u/{token}"
+
     def game_url(self, public_id: str) -> str:
         return f"{self.config.base_url}/g/{public_id}"
 

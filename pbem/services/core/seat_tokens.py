@@ -22,6 +22,8 @@ SEAT_SALT = "pbem/seat-link/1"
 #: A seat token is about 60 characters; anything much longer is not one.
 MAX_SEAT_TOKEN = 200
 REPLY_SALT = b"pbem/reply-address/1"
+#: A mail's one-click unsubscribe link (RFC 8058): salted apart, so it opens no seat.
+UNSUBSCRIBE_SALT = "pbem/unsubscribe/1"
 #: ``<game>-<seat>-<move number>-<key version>-<mac>``: lowercase only, because mail
 #: servers may fold the case of an address's local part.
 REPLY_TOKEN = re.compile(rf"^{REPLY_TOKEN_SHAPE}$")
@@ -46,9 +48,20 @@ class SeatClaim:
     key_version: int
 
 
+@dataclass(frozen=True, slots=True)
+class UnsubscribeClaim:
+    """What an unsubscribe link switches: one seat's mail (``public_id``, ``seat``), or the
+    mail of a whole account that is no seat's (``player``: the daily digest)."""
+
+    public_id: str | None = None
+    seat: int | None = None
+    player: str | None = None
+
+
 class LinkSigner:
     def __init__(self, secret_key: str) -> None:
         self._seat = URLSafeSerializer(secret_key, salt=SEAT_SALT)
+        self._unsubscribe = URLSafeSerializer(secret_key, salt=UNSUBSCRIBE_SALT)
         self._reply_key = hashlib.sha256(REPLY_SALT + secret_key.encode()).digest()
         # A token's meaning is a pure function of the key, so both directions are
         # kept: every move signs two links for its mails and opens its own twice.
@@ -72,6 +85,34 @@ class LinkSigner:
         if not hmac.compare_digest(mac, self._reply_mac(f"{public_id}-{seat}-{n}-{version}")):
             return None
         return ReplyClaim(public_id, int(seat), int(n), int(version))
+
+    def unsubscribe_token(self, claim: UnsubscribeClaim) -> str:
+        """The token of a ``List-Unsubscribe`` link: it can only switch that mail to the
+        digest or off, never open the game (a salt of its own)."""
+        if claim.player is not None:
+            return self._unsubscribe.dumps(["p", claim.player])
+        return self._unsubscribe.dumps(["s", claim.public_id, claim.seat])
+
+    def open_unsubscribe(self, token: str) -> UnsubscribeClaim | None:
+        """The claim of a genuine unsubscribe token, or ``None`` for anything else."""
+        if len(token) > MAX_SEAT_TOKEN:
+            return None
+        try:
+            data = self._unsubscribe.loads(token)
+        except BadData:
+            return None
+        if isinstance(data, list) and len(data) == 2 and data[0] == "p":
+            return UnsubscribeClaim(player=data[1]) if isinstance(data[1], str) else None
+        if (
+            isinstance(data, list)
+            and len(data) == 3
+            and data[0] == "s"
+            and isinstance(data[1], str)
+            and data[2] in (0, 1)
+            and not isinstance(data[2], bool)
+        ):
+            return UnsubscribeClaim(public_id=data[1], seat=data[2])
+        return None
 
     def seat_token(self, public_id: str, seat: int, key_version: int) -> str:
         return self._seat.dumps([public_id, seat, key_version])

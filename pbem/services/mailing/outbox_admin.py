@@ -14,7 +14,8 @@ from markupsafe import escape
 from ...store import outbox as outbox_store
 from ...store.models import OutboxMessage
 from ..core.env import Env
-from .game_mails import Writer, Written
+from .seat_mail import Written
+from .writer import Writer
 
 
 def listing(env: Env, *, show_all: bool = False, limit: int = 500) -> list[OutboxMessage]:

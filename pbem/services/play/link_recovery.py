@@ -7,7 +7,7 @@ from ..core import limits
 from ..core.access import Client, record_access
 from ..core.env import Env
 from ..core.log import authenticate, game_row
-from ..mailing import game_mails
+from ..mailing import queued_mails
 
 
 def reissue_link(env: Env, token: str, client: Client) -> None:
@@ -19,7 +19,7 @@ def reissue_link(env: Env, token: str, client: Client) -> None:
         record_access(
             session, env, game, seat.seat, "reissue", client, key_version=seat.key_version - 1
         )
-        game_mails.link(session, env, game, seat.seat, new_token, reissued=True)
+        queued_mails.link(session, env, game, seat.seat, new_token, reissued=True)
 
 
 def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
@@ -52,5 +52,5 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
         for seat in game.seats:
             if seat.seat in due:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
-                game_mails.link(session, env, game, seat.seat, token, reissued=False)
+                queued_mails.link(session, env, game, seat.seat, token, reissued=False)
     limits.count(env, *(counts[seat] for seat in due))

@@ -42,7 +42,7 @@ from ..core.log import Key, authenticate, log_rows, open_claim, state_of
 from ..core.replayed import played, position_digester, remember
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import told
 from . import notes, ratings
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
@@ -360,7 +360,7 @@ def _append(
                 detail=f"{entry.move} (via {source})",
             )
             grown = log.then(after, words, row)
-            game_mails.after_move(session, env, game, game_mails.last_move(grown))
+            told.after_move(session, env, game, told.last_move(grown))
             if after.to_move is not None and game.seats[after.to_move].bot is not None:
                 wakeup.computer_to_move(session)  # its move at once, not at the next run
         remember(env, game.id, grown)  # only once it is committed

@@ -33,7 +33,7 @@ from ..core.identity import (
 )
 from ..core.log import authenticate, state_of
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import queued_mails
 from .game_clock import GameClock
 
 #: The computer's seed contribution: a fixed, public value, so it cannot steer the deal.
@@ -171,7 +171,7 @@ def create_game(
         match = None if await_players else state_of(env, game, [])
         for seat in (0, 1) if invite else ():
             if game.seats[seat].bot is None:
-                game_mails.invitation(session, env, game, seat, tokens[seat], match)
+                queued_mails.invitation(session, env, game, seat, tokens[seat], match)
         created = CreatedGame(game.public_id, game.commitment, tokens)
     limits.count(env, *counts)  # a game made: a refused or failed one is not counted
     return created
@@ -307,7 +307,7 @@ def accept(
         # against the computer the person dealt it on their page, which shows it at once
         against_computer = any(s.bot is not None for s in game.seats)
         for s in (0, 1):
-            game_mails.dealt(session, env, game, s, match, held=against_computer)
+            queued_mails.dealt(session, env, game, s, match, held=against_computer)
         if match.to_move is not None and game.seats[match.to_move].bot is not None:
             wakeup.computer_to_move(session)  # the computer starts: at once
         return True

@@ -24,6 +24,7 @@ from ...clock import as_utc
 from ...engine import Exchange, Sell, TakeCamels, TakeGood
 from ...i18n import Reader, use_reader
 from ...i18n import lazy_gettext as _l
+from ...mail.automatic import why_automatic
 from ...mail.inbound import Inbound, parse_inbound, reply_tokens, split_reply
 from ...store import games as game_rows
 from ...store import inbound as inbound_rows
@@ -32,10 +33,10 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import MAIL_GAME_OVER, Frozen, ServiceError
 from ..core.log import log_rows, state_of
-from ..core.replayed import answers_owed, turn_after
+from ..core.replayed import answers_owed, owed_entry, turn_after
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import address_mails
 from . import moves, notes
 
 BAD_ADDRESS = _l(
@@ -46,24 +47,35 @@ BAD_ADDRESS = _l(
 
 @dataclass(frozen=True, slots=True)
 class ReplyOutcome:
-    outcome: str  # accepted, refused, duplicate, ignored (no genuine reply address)
+    #: accepted, refused, duplicate, ignored (no genuine reply address), dropped (automatic)
+    outcome: str
     detail: str
 
 
 def handle_mail(
-    env: Env, raw: bytes, envelope_rcpts: list[str] | tuple[str, ...] = ()
+    env: Env,
+    raw: bytes,
+    envelope_rcpts: list[str] | tuple[str, ...] = (),
+    envelope_sender: str | None = None,
 ) -> ReplyOutcome:
     """Handle one inbound mail end to end; never raises for anything the sender did.
 
     Only a genuine reply address (signed by this server) is ever answered, and only at
     that seat's own address: a forged or unknown address gets no mail at all, so the
-    server cannot be made to write to whatever the unverified ``From`` says.
+    server cannot be made to write to whatever the unverified ``From`` says. An automatic
+    mail (an out-of-office reply, a null sender: ``mail.automatic``) is dropped, never
+    read as a move nor answered (RFC 3834). ``envelope_sender``: SMTP's ``MAIL FROM``
+    ("" for ``<>``), None when the mail came another way (IMAP).
     """
     mail = parse_inbound(raw, envelope_rcpts, env.config.inbound_max_bytes)
     claim, token, expired = _claim_of(env, mail)
     if not _claim_message(env, _dedupe_key(mail.message_id, token)):
         return ReplyOutcome("duplicate", f"{mail.message_id} was handled before")
     key = _dedupe_key(mail.message_id, token)
+    automatic = why_automatic(raw, envelope_sender)
+    if automatic is not None:
+        _finish(env, key, claim, "dropped", f"an automatic mail ({automatic}): not answered")
+        return ReplyOutcome("dropped", f"an automatic mail ({automatic}): not answered")
     if claim is None:
         why = "an expired reply address" if expired else "no genuine reply address"
         _finish(env, key, None, "ignored", f"{why}: not answered")
@@ -213,6 +225,7 @@ def _refuse(
             seat_row = game.seats[claim.seat]
             view = legal = None
             match = None
+            answer_n = 1 if not game.dealt else None  # waiting: read, and told so
             if game.dealt:
                 rows = log_rows(session, game)
                 try:
@@ -228,9 +241,11 @@ def _refuse(
                 ):  # in the numbers the mails gave those moves
                     reason = _moved_on(turn_after(logged[: claim.n - 1]), turn_after(logged))
                 view = jaipur.seat_view(match, claim.seat)
+                if not match.is_over:  # the seat's address of the move owed now
+                    answer_n = owed_entry([row.move for row in rows])
                 if match.to_move == claim.seat and seat_row.key_version == claim.key_version:
                     legal = examples(match.legal_moves())
-            game_mails.refusal(
+            address_mails.refusal(
                 session,
                 env,
                 seat_row.email,
@@ -244,6 +259,7 @@ def _refuse(
                 seat=claim.seat,
                 in_reply_to=mail.message_id,
                 reader=Reader(seat_row.language, seat_row.timezone),
+                answer_n=answer_n,
             )
     with use_reader("en"):  # the inbound log and the outcome are for operators
         english = str(reason)

@@ -27,7 +27,9 @@ from ..core.errors import Frozen
 from ..core.log import log_rows, state_of
 from ..core.replayed import owed_entry, turn_after
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import address_mails, queued_mails
+from ..mailing.seat_mail import seat_link
+from ..mailing.writer import Writer
 from ..play.deadlines import Interval, after_running, reminder_due, turn_clock
 from ..play.moves import record_timeout
 from ..play.turns import away_intervals, current_clock, turn_started
@@ -67,7 +69,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         seat = match.to_move
         next_n = len(rows) + 1
         logged = [row.move for row in rows]
-        turn = game_mails.Turn(owed=owed_entry(logged), shown=turn_after(logged))
+        turn = queued_mails.Turn(owed=owed_entry(logged), shown=turn_after(logged))
         away = away_intervals(game.seats[seat])
         clock = turn_clock(turn_started(game, rows), now, game.days_per_move, away)
         timed_out = clock.deadline is not None and now >= clock.deadline
@@ -82,7 +84,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             and clock.warning_at is not None
             and clock.warning_at <= now
         ):
-            report.warnings += game_mails.deadline_warning(
+            report.warnings += queued_mails.deadline_warning(
                 session, env, game, seat, turn, clock.deadline
             )
         # after the deadline the timeout mail says it all, unless the game simply waits
@@ -93,7 +95,7 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
             if k and _reminded_lately(session, game.id, seat, now, every, away):
                 k = 0
             if k:
-                report.reminders += game_mails.reminder(
+                report.reminders += queued_mails.reminder(
                     session,
                     env,
                     game,
@@ -126,7 +128,7 @@ def _reminded_lately(
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
     """Send the outbox's due mails, writing those queued unwritten and dropping a "your
     turn" whose move the seat's page showed; returns how many went."""
-    writer = game_mails.Writer(env)
+    writer = Writer(env)
     return deliver_due(
         env.db,
         env.clock,
@@ -179,13 +181,13 @@ def send_digests(env: Env) -> int:
                     "turn": turn_after([row.move for row in rows]),
                     "last": rows[-1].move if rows else None,
                     "deadline": clock.deadline if clock else None,
-                    "link": game_mails.seat_link(env, game, seat.seat),
+                    "link": seat_link(env, game, seat.seat),
                 }
             )
     sent = 0
     for person in waiting.values():
         with env.db.write() as session:
-            sent += game_mails.digest(
+            sent += address_mails.digest(
                 session,
                 env,
                 person["email"],
