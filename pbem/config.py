@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
-from email.headerregistry import Address, HeaderRegistry
+from email.headerregistry import Address, AddressHeader, HeaderRegistry
 from pathlib import Path
+from typing import cast
 
 ENVIRONMENTS = ("development", "testing", "production")
 MAIL_BACKENDS = ("smtp", "console", "file")
@@ -271,7 +272,7 @@ def one_mailbox(value: str, name: str) -> str:
         raise ConfigError(f"{name} must be one line: it holds a line break or a control character")
     try:
         header = HeaderRegistry()("From", value)
-        mailboxes = header.addresses
+        mailboxes = cast(AddressHeader, header).addresses
     except (ValueError, IndexError, TypeError):
         mailboxes = ()
         header = None

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from email.header import Header
-from email.headerregistry import Address, HeaderRegistry, UnstructuredHeader
+from email.headerregistry import Address, AddressHeader, HeaderRegistry, UnstructuredHeader
 from email.policy import SMTP as _SMTP
 from email.policy import EmailPolicy
-from typing import Any
+from typing import Any, cast
 
 
 class HeaderInjection(ValueError):
@@ -88,7 +88,8 @@ def address(addr: str, name: str | None = None) -> Address:
 def mailbox(value: str) -> Address:
     """The server's own From (``Config.mail_from``, checked at start as one mailbox) as an
     address object, so its display name is encoded and quoted as it must be."""
-    (box,) = HeaderRegistry()("From", value).addresses
+    header = cast(AddressHeader, HeaderRegistry()("From", value))
+    (box,) = header.addresses
     return address(box.addr_spec, box.display_name)
 
 
