@@ -62,6 +62,7 @@ SHAPES = [
     ),
     ("Precedence: bulk alone", "Re: Jaipur", {"Precedence": "bulk"}, "ada@example.test"),
     ("a mailing list", "[games] Re: Jaipur", {"Precedence": "list"}, "ada@example.test"),
+    ("Precedence: auto_reply", "Re: Jaipur", {"Precedence": "auto_reply"}, "ada@example.test"),
     ("procmail's autoresponder", "Re: Jaipur", {"X_Autorespond": "yes"}, "ada@example.test"),
     (
         "Auto-Submitted with a parameter",
