@@ -13,8 +13,9 @@ from email import policy
 from email.message import Message
 from email.parser import BytesHeaderParser
 
-#: ``Precedence`` values of mail that is not written by a person to this address.
-_BULK = frozenset({"bulk", "junk", "list"})
+#: ``Precedence`` values of mail that is not written by a person to this address (some
+#: responders write ``auto_reply``).
+_BULK = frozenset({"bulk", "junk", "list", "auto_reply"})
 #: Headers some responders add instead of ``Auto-Submitted``.
 _AUTORESPONDER_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
 

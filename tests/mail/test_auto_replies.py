@@ -6,6 +6,7 @@ move in its text that a person's reply would have played."""
 from __future__ import annotations
 
 import logging
+import smtplib
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -61,6 +62,7 @@ SHAPES = [
     ),
     ("Precedence: bulk alone", "Re: Jaipur", {"Precedence": "bulk"}, "ada@example.test"),
     ("a mailing list", "[games] Re: Jaipur", {"Precedence": "list"}, "ada@example.test"),
+    ("Precedence: auto_reply", "Re: Jaipur", {"Precedence": "auto_reply"}, "ada@example.test"),
     ("procmail's autoresponder", "Re: Jaipur", {"X_Autorespond": "yes"}, "ada@example.test"),
     (
         "Auto-Submitted with a parameter",
@@ -143,3 +145,29 @@ def test_over_imap_a_return_path_of_the_null_sender_is_an_automatic_mail(smtp_en
 )
 def test_a_person_s_mail_and_unreadable_headers_are_not_taken_for_automatic(raw):
     assert why_automatic(raw, "ada@example.test") is None
+
+
+def test_over_smtp_a_bounce_of_the_null_sender_is_taken_and_dropped(smtp_env, caplog):
+    """The SMTP receiver (not LMTP) reads the null sender from its own MAIL FROM too."""
+    env = smtp_env
+    port = free_port()
+    controller = ReceiverController(env, "127.0.0.1", port)
+    controller.start()
+    try:
+        public_id = new_game(env, first=0)
+        address = reply_to_of(env, public_id, 0)
+        before = len(mails(env, public_id))
+        msg = _mail(address, "take gold\n", "Delivery Status Notification")
+        with (
+            caplog.at_level(logging.INFO, logger="pbem.inbound"),
+            smtplib.SMTP("127.0.0.1", port) as smtp,
+        ):
+            assert smtp.sendmail("", [address], msg.as_bytes()) == {}  # 250
+        assert game_records.operator_record(env, public_id)["moves"] == []
+        assert len(mails(env, public_id)) == before
+        lines = [r.getMessage() for r in caplog.records if r.name == "pbem.inbound"]
+        assert [line for line in lines if "dropped" in line] == [
+            "reply dropped: an automatic mail (null sender): not answered"
+        ]
+    finally:
+        controller.stop()
