@@ -18,6 +18,7 @@ from pathlib import Path
 from pbem.services.play import games
 from tests.conftest import own_database
 from tests.mail.conftest import free_port
+from tests.mail.lmtp import lmtp_exchange
 from tests.reliability.test_logs import start, stop, wait_for_port
 
 # The scheduler's jobs look at every game and mail of their database: one of its own.
@@ -47,11 +48,8 @@ def log_lines(path: Path) -> list[tuple[str, str]]:
 
 
 def test_an_idle_scheduler_logs_nothing_for_its_ticks(database_url, tmp_path):
-    every = {
-        f"PBEM_{job}_EVERY": "1"
-        for job in ("DELIVER", "CLOCK", "DIGEST", "PURGE", "COMPUTER", "COMPUTER_SWEEP")
-        + ("ANALYSE", "RETENTION")
-    }
+    jobs = "DELIVER CLOCK DIGEST PURGE COMPUTER COMPUTER_SWEEP ANALYSE RETENTION"
+    every = {f"PBEM_{job}_EVERY": "1" for job in jobs.split()}
     environ = server_environ(
         database_url, tmp_path, PBEM_LEASE_SECONDS="5", PBEM_LEASE_RENEW_EVERY="1", **every
     )
@@ -69,3 +67,59 @@ def test_an_idle_scheduler_logs_nothing_for_its_ticks(database_url, tmp_path):
     messages = [message for _, message in log_lines(log)]
     start_line = next(i for i, m in enumerate(messages) if "active scheduler" in m)
     assert messages[start_line + 1 :] == [], messages  # nothing after its start
+
+
+def test_the_receiver_logs_one_line_for_each_thing_it_did_and_no_token(env, tmp_path):
+    created = games.create_game(
+        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    )
+    seat = games.public_page(env, created.public_id).view.table.to_move
+    legal = games.legal_moves(env, created.tokens[seat])
+    token = env.links.reply_token(created.public_id, seat, 1, 1)
+    good = f"play+{token}@pbem.test"
+    forged_token = token[:-1] + ("a" if token[-1] != "a" else "b")
+    forged = f"play+{forged_token}@pbem.test"
+    port = free_port()
+    log = tmp_path / "inbound.log"
+    environ = server_environ(
+        env.config.database_url,
+        tmp_path,
+        PBEM_REPLY_ADDRESS="play@pbem.test",
+        PBEM_REPLY_GRACE_HOURS="0",  # a spent address is an expired one at once
+        PBEM_INBOUND_HOSTNAME="mx.pbem.test",
+    )
+    proc = start(["inbound", "--lmtp", "--port", str(port)], environ, log, tmp_path)
+    try:
+        wait_for_port(port, proc, log)
+        mail = EmailMessage()
+        mail["From"], mail["To"], mail["Subject"] = "a@example.test", good, "Re: Jaipur"
+        mail["Message-ID"] = "<reply-1@example.test>"
+        mail.set_content(f"{legal[0]}\ngood luck")
+        answers = lmtp_exchange(port, [good, forged], mail.as_bytes())
+        assert [a[:3] for a in answers] == ["250", "550", "250"], answers
+        assert len(games.public_page(env, created.public_id).entries) == 1  # played
+        # the same address again, now spent; a name that is no reply address at all
+        assert [a[:3] for a in lmtp_exchange(port, [good, "nobody@pbem.test"], b"")] == [
+            "550",
+            "550",
+        ]
+        with smtplib.LMTP("127.0.0.1", port) as lmtp:
+            lmtp.ehlo_or_helo_if_needed()  # the greeting name is PBEM_INBOUND_HOSTNAME's
+            assert (lmtp.ehlo_resp or b"").startswith(b"mx.pbem.test"), lmtp.ehlo_resp
+            code, _ = lmtp.docmd("MAIL", "FROM:<a@example.test> SIZE=99999999")
+            assert code == 552  # larger than the receiver takes: refused before DATA
+    finally:
+        stop(proc)
+    text = log.read_text(errors="replace")
+    for secret in (token, forged_token):
+        assert secret not in text, text
+    inbound = [m for name, m in log_lines(log) if name == "pbem.inbound"]
+    assert inbound == [
+        "refused RCPT play+[token]@pbem.test: not a reply address of this server",
+        f"reply accepted: move 1: {legal[0]}",
+        "refused RCPT play+[token]@pbem.test: an expired reply address",
+        "refused RCPT nobody@pbem.test: not a reply address of this server",
+        f"refused a mail: larger than {10 * 1024 * 1024} bytes",
+    ], text
+    # no line per command or connection (aiosmtpd's), nothing else but the schema check
+    assert {name for name, _ in log_lines(log)} <= {"pbem.inbound", "alembic.runtime.migration"}
