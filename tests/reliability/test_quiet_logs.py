@@ -62,9 +62,9 @@ def test_an_idle_scheduler_logs_nothing_for_its_ticks(database_url, tmp_path):
             time.sleep(0.1)
         time.sleep(6)  # six ticks of each of nine jobs: 100 lines at INFO before
         assert proc.poll() is None, log.read_text()[-2000:]
+        messages = [message for _, message in log_lines(log)]  # before it is stopped
     finally:
         stop(proc)
-    messages = [message for _, message in log_lines(log)]
     start_line = next(i for i, m in enumerate(messages) if "active scheduler" in m)
     assert messages[start_line + 1 :] == [], messages  # nothing after its start
 
