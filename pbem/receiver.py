@@ -58,7 +58,7 @@ class ReplyHandler:
             return "451 4.3.0 temporary failure, try again later"
         if not accepted:
             reason = await loop.run_in_executor(None, refusal_reason, self.env, address)
-            log.info("refused RCPT %s: %s", address, reason)
+            log.info("refused RCPT %s: %s", one_line(address), reason)
             return "550 5.1.1 not a reply address of this server, or an expired one"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -81,8 +81,15 @@ class ReplyHandler:
         except Exception:  # the database is down: let the sending server retry later
             log.exception("could not handle a reply")
             return "451 4.3.0 temporary failure, try again later"
-        log.info("reply %s: %s", outcome.outcome, outcome.detail)
+        log.info("reply %s: %s", outcome.outcome, one_line(outcome.detail))
         return "250 OK"
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A sender's words (a Message-ID, an address) as one log line can hold them: no
+    control character (a CR/LF would forge a line of its own), at most ``limit`` long."""
+    cleaned = "".join(c if c.isprintable() else "?" for c in text)
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
 class _Refusals:

@@ -15,6 +15,7 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+from pbem.receiver import one_line
 from pbem.services.play import games
 from tests.conftest import own_database
 from tests.mail.conftest import free_port
@@ -103,6 +104,19 @@ def test_the_receiver_logs_one_line_for_each_thing_it_did_and_no_token(env, tmp_
             "550",
             "550",
         ]
+        # a mail the other seat's address reads no move in, twice, its Message-ID
+        # followed by what would be a log line of its own: refused once, then a duplicate
+        other = f"play+{env.links.reply_token(created.public_id, 1 - seat, 2, 1)}@pbem.test"
+        forged_line = "2026-12-07 00:00:00,000 pbem.inbound reply accepted: move 9: forged"
+        hello = EmailMessage()
+        hello["From"], hello["To"], hello["Subject"] = "b@example.test", other, "Re: Jaipur"
+        hello["Message-ID"] = "<hello@example.test>"
+        hello.set_content("hello there")
+        raw = hello.as_bytes().replace(
+            b"<hello@example.test>", b"<hello@example.test>\r\n " + forged_line.encode()
+        )
+        for _ in range(2):
+            assert [a[:3] for a in lmtp_exchange(port, [other], raw)] == ["250", "250"]
         with smtplib.LMTP("127.0.0.1", port) as lmtp:
             lmtp.ehlo_or_helo_if_needed()  # the greeting name is PBEM_INBOUND_HOSTNAME's
             assert (lmtp.ehlo_resp or b"").startswith(b"mx.pbem.test"), lmtp.ehlo_resp
@@ -114,12 +128,30 @@ def test_the_receiver_logs_one_line_for_each_thing_it_did_and_no_token(env, tmp_
     for secret in (token, forged_token):
         assert secret not in text, text
     inbound = [m for name, m in log_lines(log) if name == "pbem.inbound"]
-    assert inbound == [
+    assert [m.split(":")[0] for m in inbound] == [
+        "refused RCPT play+[token]@pbem.test",
+        "reply accepted",
+        "refused RCPT play+[token]@pbem.test",
+        "refused RCPT nobody@pbem.test",
+        "reply refused",
+        "reply duplicate",
+        "refused a mail",
+    ], text
+    assert inbound[:4] == [
         "refused RCPT play+[token]@pbem.test: not a reply address of this server",
         f"reply accepted: move 1: {legal[0]}",
         "refused RCPT play+[token]@pbem.test: an expired reply address",
         "refused RCPT nobody@pbem.test: not a reply address of this server",
-        f"refused a mail: larger than {10 * 1024 * 1024} bytes",
     ], text
+    assert inbound[-1] == f"refused a mail: larger than {10 * 1024 * 1024} bytes"
+    assert not any(m.startswith("reply accepted: move 9") for m in inbound)
+
     # no line per command or connection (aiosmtpd's), nothing else but the schema check
     assert {name for name, _ in log_lines(log)} <= {"pbem.inbound", "alembic.runtime.migration"}
+
+
+def test_a_senders_words_make_one_log_line():
+    assert one_line("<a@b>\r\n2026-12-07 pbem.inbound reply accepted") == (
+        "<a@b>??2026-12-07 pbem.inbound reply accepted"
+    )
+    assert len(one_line("x" * 1000)) == 300
