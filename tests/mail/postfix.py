@@ -82,6 +82,9 @@ inet_protocols = ipv4
 mynetworks = 127.0.0.0/8
 relayhost = [127.0.0.1]:{relay_port}
 smtputf8_enable = no
+# no /etc/aliases of the system's: local users are the passwd file's
+alias_maps =
+alias_database =
 # retry a refused connection at once, not in minutes
 minimal_backoff_time = 1s
 maximal_backoff_time = 2s

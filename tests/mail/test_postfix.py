@@ -186,6 +186,13 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
         lost.set_content("It is your move.")
         with smtplib.SMTP("127.0.0.1", smtp_port) as smtp:
             smtp.send_message(lost, from_addr=bounce_address, to_addrs=[GHOST])
+        # (an unknown user of the host's own domains is refused to pbem at RCPT instead,
+        # a permanent 5xx at the first hop, with no bounce)
+        with smtplib.SMTP("127.0.0.1", smtp_port) as smtp:
+            smtp.ehlo("pbem.example.org")
+            smtp.mail(bounce_address)
+            code, text = smtp.rcpt("nobody-here@localhost")
+            assert code == 550 and b"User unknown" in text, text
         postfix.wait_for_log(f"to=<{GHOST}>, relay=127.0.0.1[127.0.0.1]:{relay_port}")
         # the delivery status notification, from MAILER-DAEMON, to the receiver's port
         maillog = postfix.wait_for_log(
