@@ -9,6 +9,7 @@ listed in README.md, "Configuration".
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from email.headerregistry import Address, AddressHeader, HeaderRegistry
@@ -173,7 +174,12 @@ class Config:
     imap_password: str = ""
     imap_folder: str = "INBOX"
     imap_ssl: bool = True
+    #: A reply larger than this is not read but answered (PBEM_INBOUND_MAX_KB); the
+    #: receiver refuses mail past ``receiver.SMTP_SIZE_LIMIT`` (or this, if larger) at DATA.
     inbound_max_bytes: int = 256 * 1024
+    #: The name ``pbem inbound`` gives in its greeting and EHLO/LHLO answer
+    #: (PBEM_INBOUND_HOSTNAME; empty: the machine's fully qualified name).
+    inbound_hostname: str = ""
     #: Hours a reply address stays answered once its move is spent (the game moved past
     #: it, or ended), so a late reply is told what happened; then it is refused at RCPT.
     reply_grace_hours: int = 24
@@ -235,6 +241,11 @@ def _secret_key(instance: Path, env: str) -> str:
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+#: A host name as a greeting may carry it: labels of letters, digits and hyphens.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOSTNAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
 
 
 def _int(name: str, default: str) -> int:
@@ -321,6 +332,14 @@ def from_env() -> Config:
     except ValueError:
         raise ConfigError("PBEM_DIGEST_HOUR and PBEM_IMAP_PORT must be numbers") from None
     reply_grace_hours = _int("PBEM_REPLY_GRACE_HOURS", "24")
+    inbound_max_kb = _int("PBEM_INBOUND_MAX_KB", "256")
+    if inbound_max_kb < 1:
+        raise ConfigError("PBEM_INBOUND_MAX_KB must be a number of kilobytes above 0")
+    inbound_hostname = os.environ.get("PBEM_INBOUND_HOSTNAME", "").strip()
+    if inbound_hostname and not _HOSTNAME.fullmatch(inbound_hostname):
+        raise ConfigError(
+            "PBEM_INBOUND_HOSTNAME must be a host name (letters, digits, dots and hyphens)"
+        )
     if reply_grace_hours < 0:
         raise ConfigError("PBEM_REPLY_GRACE_HOURS must be 0 or more")
     every = Intervals.from_env()
@@ -343,6 +362,8 @@ def from_env() -> Config:
         mail_from=mail_from,
         reply_address=os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}"),
         digest_hour=digest_hour,
+        inbound_max_bytes=inbound_max_kb * 1024,
+        inbound_hostname=inbound_hostname,
         imap_host=os.environ.get("PBEM_IMAP_HOST", ""),
         imap_port=imap_port,
         imap_user=os.environ.get("PBEM_IMAP_USER", ""),

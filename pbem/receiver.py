@@ -8,6 +8,10 @@ call to compose and deliver (see docs/architecture.md, "Layers").
 Only addresses of the reply form are accepted at RCPT time; each accepted mail is
 handled by ``services.play.replies.handle_mail`` in a worker thread, so a slow database
 never stalls the SMTP conversation.
+
+Its log says what it did, one line each: a mail handled, a recipient refused (forged or
+expired), a mail refused as too large. aiosmtpd's line per command is kept below INFO,
+and every line passes ``pbem.redact`` (``cli_env.command_env``), so no reply token shows.
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
 from .services.core.env import Env
-from .services.play.replies import accepts_recipient, handle_mail
+from .services.play.replies import accepts_recipient, handle_mail, refusal_reason
 
 log = logging.getLogger("pbem.inbound")
-#: Mail larger than this is refused in the SMTP conversation itself; smaller mail over
-#: the configured limit gets a polite answer instead.
+#: Mail larger than this (or than PBEM_INBOUND_MAX_KB, if that is larger) is refused in
+#: the SMTP conversation itself; smaller mail over PBEM_INBOUND_MAX_KB gets a polite answer.
 SMTP_SIZE_LIMIT = 10 * 1024 * 1024
+#: aiosmtpd's logger, which writes every command and connection at INFO.
+AIOSMTPD_LOG = "mail.log"
 
 
 class ReplyHandler:
@@ -51,6 +57,8 @@ class ReplyHandler:
             log.exception("could not check a recipient")
             return "451 4.3.0 temporary failure, try again later"
         if not accepted:
+            reason = await loop.run_in_executor(None, refusal_reason, self.env, address)
+            log.info("refused RCPT %s: %s", one_line(address), reason)
             return "550 5.1.1 not a reply address of this server, or an expired one"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -76,19 +84,48 @@ class ReplyHandler:
         except Exception:  # the database is down: let the sending server retry later
             log.exception("could not handle a reply")
             return "451 4.3.0 temporary failure, try again later"
-        log.info("reply %s: %s", outcome.outcome, outcome.detail)
+        log.info("reply %s: %s", outcome.outcome, one_line(outcome.detail))
         return "250 OK"
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """A sender's words (a Message-ID, an address) as one log line can hold them: no
+    control character (a CR/LF would forge a line of its own), at most ``limit`` long."""
+    cleaned = "".join(c if c.isprintable() else "?" for c in text)
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+class _Refusals:
+    """Logs the refusals aiosmtpd answers itself, before any hook: a mail too large."""
+
+    async def push(self, status: str) -> None:
+        if str(status).startswith("552"):
+            log.info("refused a mail: larger than %d bytes", self.data_size_limit)  # type: ignore[attr-defined]
+        await super().push(status)  # type: ignore[misc]
+
+
+class _SMTP(_Refusals, SMTP):
+    pass
+
+
+class _LMTP(_Refusals, LMTP):
+    pass
 
 
 class ReceiverController(Controller):
     def __init__(self, env: Env, hostname: str, port: int, lmtp: bool = False) -> None:
         self.lmtp = lmtp
         super().__init__(
-            ReplyHandler(env, lmtp), hostname=hostname, port=port, data_size_limit=SMTP_SIZE_LIMIT
+            ReplyHandler(env, lmtp),
+            hostname=hostname,
+            port=port,
+            data_size_limit=max(SMTP_SIZE_LIMIT, env.config.inbound_max_bytes),
+            server_hostname=env.config.inbound_hostname or None,
+            ident="pbem",
         )
 
     def factory(self) -> SMTP:
-        server_class = LMTP if self.lmtp else SMTP
+        server_class = _LMTP if self.lmtp else _SMTP
         return server_class(self.handler, **self.SMTP_kwargs)
 
 
@@ -121,6 +158,7 @@ def poll_imap(env: Env, limit: int = 50) -> int:
 def inbound_command(host: str, port: int, lmtp: bool) -> None:
     """Receive replies over SMTP or LMTP and play the moves they carry."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger(AIOSMTPD_LOG).setLevel(logging.WARNING)
     env = ready_env()
     controller = ReceiverController(env, host, port, lmtp=lmtp)
     controller.start()

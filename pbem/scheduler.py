@@ -32,6 +32,8 @@ from .services.scheduled import jobs, retention
 from .store.db import DatabaseUnavailable, Fenced
 
 log = logging.getLogger("pbem.scheduler")
+#: APScheduler's loggers, which write two lines at INFO for every run of every job.
+APSCHEDULER_LOG = "apscheduler"
 
 #: The one line a scheduler logs when it finds it is no longer the active one.
 FENCED = "no longer the active scheduler"
@@ -48,8 +50,10 @@ def _guarded(
             if lease is not None:
                 lease.ensure_live()  # woken from a hang after a takeover: run nothing
             result = job()
-            if result:
+            if result:  # work done: a line at INFO; an idle tick only at DEBUG
                 log.info("%s: %s", name, result)
+            else:
+                log.debug("%s: nothing to do", name)
         except Fenced as exc:
             if lost is None:
                 raise
@@ -149,6 +153,8 @@ def scheduler_command() -> None:
     """Run the jobs: deliver mail, remind, warn, time out, digests, analyse finished games,
     prune what the retention periods let go (one process of its own)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # its "Running job"/"executed successfully" for every tick; its warnings and errors stay
+    logging.getLogger(APSCHEDULER_LOG).setLevel(logging.WARNING)
     env = ready_env()
     click.echo(f"pbem scheduler: mail by {env.config.mail_backend}; Ctrl+C stops it")
     run_forever(env)

@@ -169,3 +169,22 @@ def test_the_hold_of_a_your_turn_mail_is_three_minutes_unless_told(environ):
         environ(PBEM_TURN_MAIL_HOLD=bad)
         with pytest.raises(ConfigError, match="PBEM_TURN_MAIL_HOLD"):
             from_env()
+
+
+def test_the_inbound_size_limit_and_greeting_name_are_settings(environ):
+    """README's table: PBEM_INBOUND_MAX_KB (256), PBEM_INBOUND_HOSTNAME (the machine's name)."""
+    config = from_env()
+    assert config.inbound_max_bytes == 256 * 1024 and config.inbound_hostname == ""
+    environ(PBEM_INBOUND_MAX_KB="1024", PBEM_INBOUND_HOSTNAME="mx.example.org")
+    config = from_env()
+    assert config.inbound_max_bytes == 1024 * 1024 and config.inbound_hostname == "mx.example.org"
+    for bad in ("0", "-1", "lots"):
+        environ(PBEM_INBOUND_MAX_KB=bad)
+        with pytest.raises(ConfigError, match="PBEM_INBOUND_MAX_KB"):
+            from_env()
+    environ(PBEM_INBOUND_MAX_KB="256")
+    # a greeting is a line of the SMTP conversation: no CR/LF, space, bracket or comma
+    for bad in ("mx.example.org\r\n250 forged", "[127.0.0.1]", "a b", "a,b", "-mx", "x" * 300):
+        environ(PBEM_INBOUND_HOSTNAME=bad)
+        with pytest.raises(ConfigError, match="PBEM_INBOUND_HOSTNAME"):
+            from_env()

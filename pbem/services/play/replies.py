@@ -145,6 +145,15 @@ def accepts_recipient(env: Env, address: str) -> bool:
     return claim is not None and address_open(env, claim)
 
 
+def refusal_reason(env: Env, address: str) -> str:
+    """Why the receiver refused ``address`` at RCPT, for its log: a genuine reply address
+    whose move is spent, or none of this server's (forged, mistyped, another name)."""
+    tokens = reply_tokens([address], env.config.reply_address)
+    if tokens and env.links.open_reply(tokens[0]) is not None:
+        return "an expired reply address"
+    return "not a reply address of this server"
+
+
 def address_open(env: Env, claim: ReplyClaim) -> bool:
     """Whether mail to a genuine reply address is still read and answered.
 

@@ -41,6 +41,10 @@ class ClockReport:
     warnings: int = 0
     timeouts: int = 0
 
+    def __bool__(self) -> bool:
+        """Whether the run did anything (the scheduler logs only such runs at INFO)."""
+        return bool(self.reminders or self.warnings or self.timeouts)
+
 
 def run_clock(env: Env) -> ClockReport:
     """Reminders, deadline warnings and timeouts for every running game (a frozen one,
