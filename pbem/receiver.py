@@ -20,7 +20,7 @@ import asyncio
 import imaplib
 import logging
 import time
-from typing import Any
+from typing import Any, AnyStr
 
 import click
 from aiosmtpd.controller import Controller
@@ -98,7 +98,7 @@ def one_line(text: str, limit: int = 300) -> str:
 class _Refusals:
     """Logs the refusals aiosmtpd answers itself, before any hook: a mail too large."""
 
-    async def push(self, status: str) -> None:
+    async def push(self, status: AnyStr) -> None:
         if str(status).startswith("552"):
             log.info("refused a mail: larger than %d bytes", self.data_size_limit)  # type: ignore[attr-defined]
         await super().push(status)  # type: ignore[misc]

@@ -24,7 +24,7 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.mail.delivery import SmtpBackend
-from pbem.services.play import games
+from pbem.services.play import game_pages, new_games
 from pbem.services.scheduled import jobs
 from tests.mail import postfix as pf
 from tests.mail.conftest import free_port
@@ -136,10 +136,11 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
             mail_from="Jaipur by mail <jaipur@example.org>",
             reply_address=f"play@{REPLY_DOMAIN}",
         )
-        created = games.create_game(
-            env, (games.PlayerIn("Ann", "ann@remote.test"), games.PlayerIn("Bo", "bo@remote.test"))
+        created = new_games.create_game(
+            env,
+            (new_games.PlayerIn("Ann", "ann@remote.test"), new_games.PlayerIn("Bo", "bo@remote.test")),
         )
-        seat = games.public_page(env, created.public_id).view.table.to_move
+        seat = game_pages.public_page(env, created.public_id).view.table.to_move
         mover = ("ann@remote.test", "bo@remote.test")[seat]
 
         # the invitations go out through Postfix to the players' server
@@ -149,7 +150,7 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
         assert reply_to.startswith("play+") and reply_to.endswith(f"@{REPLY_DOMAIN}")
 
         # the player's reply comes in through Postfix's SMTP port and is played
-        legal = games.legal_moves(env, created.tokens[seat])
+        legal = game_pages.legal_moves(env, created.tokens[seat])
         reply = EmailMessage()
         reply["From"], reply["To"], reply["Subject"] = mover, reply_to, "Re: Jaipur"
         reply["In-Reply-To"] = str(invitation["Message-ID"])
@@ -167,10 +168,10 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
             assert smtp.rcpt(reply_to)[0] == 250
             assert smtp.data(reply.as_bytes())[0] == 250
         end = time.monotonic() + 60
-        while len(games.public_page(env, created.public_id).entries) < 1:
+        while len(game_pages.public_page(env, created.public_id).entries) < 1:
             assert time.monotonic() < end, postfix.log()[-4000:] + log.read_text()[-2000:]
             time.sleep(0.2)
-        assert str(games.public_page(env, created.public_id).entries[0].move) == legal[0]
+        assert str(game_pages.public_page(env, created.public_id).entries[0].move) == legal[0]
 
         # outgoing mail is never probed: only the reply domain's recipients were verified
         maillog = postfix.log()
@@ -208,7 +209,7 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
         postfix.sendmail("root@example.org", forged, b"Subject: x\n\ncamels\n")
         postfix.wait_for_log(f"to=<{forged}>, relay=127.0.0.1[127.0.0.1]:{receiver_port}")
         stand_in.wait_for("root@example.org")  # the bounce, to the one who sent it
-        assert len(games.public_page(env, created.public_id).entries) == 1
+        assert len(game_pages.public_page(env, created.public_id).entries) == 1
     finally:
         try:
             postfix.stop()

@@ -16,11 +16,11 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from pbem.receiver import one_line
-from pbem.services.play import games
-from tests.conftest import own_database
+from pbem.services.play import game_pages, new_games
 from tests.mail.conftest import free_port
 from tests.mail.lmtp import lmtp_exchange
 from tests.reliability.test_logs import start, stop, wait_for_port
+from tests.support import own_database
 
 # The scheduler's jobs look at every game and mail of their database: one of its own.
 database_url, database = own_database("module")
@@ -71,11 +71,11 @@ def test_an_idle_scheduler_logs_nothing_for_its_ticks(database_url, tmp_path):
 
 
 def test_the_receiver_logs_one_line_for_each_thing_it_did_and_no_token(env, tmp_path):
-    created = games.create_game(
-        env, (games.PlayerIn("A", "a@example.test"), games.PlayerIn("B", "b@example.test"))
+    created = new_games.create_game(
+        env, (new_games.PlayerIn("A", "a@example.test"), new_games.PlayerIn("B", "b@example.test"))
     )
-    seat = games.public_page(env, created.public_id).view.table.to_move
-    legal = games.legal_moves(env, created.tokens[seat])
+    seat = game_pages.public_page(env, created.public_id).view.table.to_move
+    legal = game_pages.legal_moves(env, created.tokens[seat])
     token = env.links.reply_token(created.public_id, seat, 1, 1)
     good = f"play+{token}@pbem.test"
     forged_token = token[:-1] + ("a" if token[-1] != "a" else "b")
@@ -98,7 +98,7 @@ def test_the_receiver_logs_one_line_for_each_thing_it_did_and_no_token(env, tmp_
         mail.set_content(f"{legal[0]}\ngood luck")
         answers = lmtp_exchange(port, [good, forged], mail.as_bytes())
         assert [a[:3] for a in answers] == ["250", "550", "250"], answers
-        assert len(games.public_page(env, created.public_id).entries) == 1  # played
+        assert len(game_pages.public_page(env, created.public_id).entries) == 1  # played
         # the same address again, now spent; a name that is no reply address at all
         assert [a[:3] for a in lmtp_exchange(port, [good, "nobody@pbem.test"], b"")] == [
             "550",
