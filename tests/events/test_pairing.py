@@ -251,3 +251,30 @@ def test_a_round_the_event_does_not_have_is_refused():
         EventRules(Format.SWISS)
     with pytest.raises(ValueError):
         EventRules(Format.ROUND_ROBIN, 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 33), seed=st.binary(min_size=32, max_size=32), choices=st.integers(0, 99))
+def test_an_elimination_bracket_halves_each_round_to_one_champion(n, seed, choices):
+    rules = EventRules(Format.ELIMINATION)
+    people = entrants(n)
+    rnd = random.Random(choices)
+    pairings: list[Pairing] = []
+    results: list[GameResult] = []
+    alive = {e.id for e in people}
+    for r in range(1, round_count(rules, n) + 1):
+        new = pair_round(rules, people, results, r, seed, pairings)
+        assert {x for p in new for x in (p.first, p.second) if x} == alive
+        byes = [p.first for p in new if p.second is None]
+        if r == 1:  # the byes go to the top seeds (the highest ratings)
+            top = sorted(people, key=lambda e: -(e.rating or 0))[: len(byes)]
+            assert set(byes) == {e.id for e in top}
+        else:
+            assert not byes
+        pairings += new
+        for p in new:
+            if p.second is not None:
+                winner = rnd.choice([p.first, p.second])
+                results.append(GameResult(r, p.board, None, None, winner))
+                alive.discard(p.second if winner == p.first else p.first)
+    assert len(alive) == 1
