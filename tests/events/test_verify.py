@@ -234,3 +234,20 @@ def test_the_issues_events_verify_whole(rules, entrants, no_winner):
     report = verify_event(played.record.dumps(), played.games)
     assert report.ok, report.first_failure
     assert sum(c.name.startswith("game ") for c in report.checks) == len(played.games)
+
+
+def test_pbem_verify_says_what_a_running_event_leaves_unchecked(swiss, tmp_path):
+    d = data(swiss)
+    d["seed"] = None
+    event = tmp_path / "running.json"
+    event.write_text(json.dumps(d), encoding="utf-8")
+    done = CliRunner().invoke(main, ["verify", str(event)])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert (
+        lines[0].startswith(f"ok   {event}: jaipur-event/1, swiss") and "0 game records" in lines[0]
+    )
+    assert lines[1] == (
+        "     not checked: the pairings and the standings' lot: the seed is published when "
+        "the event ends"
+    )
