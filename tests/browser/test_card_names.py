@@ -53,8 +53,8 @@ CUT_NAMES = """() => [...document.querySelectorAll('.card .name')].flatMap(el =>
 })"""
 
 #: The kinds of card shown whole, at each size (small: a hand of the full board).
-KINDS = """() => [...document.querySelectorAll('.card .name')].map(el =>
-  [el.closest('.card').className.match(/card-(\\w+)/)[1], el.closest('.card').classList.contains('small')])"""
+KINDS = """() => [...document.querySelectorAll('.card .name')].map(el => el.closest('.card'))
+  .map(card => [card.className.match(/card-(\\w+)/)[1], card.classList.contains('small')])"""
 
 
 @pytest.mark.parametrize("language", ["en", "el", "fa", "uk", "zh"])
