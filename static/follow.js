@@ -1,7 +1,8 @@
 // While the other player (a person, or the computer) is to move: ask how many moves the
 // game's log holds (GET /g/<id>/n: public, no seat link, nothing written) until it holds
-// more than this page shows, then ask for this seat's page again and put it in place
-// (static/swap.js). The server logs that the page showed the move, so the "your turn"
+// more than this page shows, or (a page waiting for the other player to accept, marked
+// data-dealt="false") until the cards are dealt, then ask for this seat's page again
+// and put it in place (static/swap.js). The server logs that the page showed the move, so the "your turn"
 // mail of a move seen here is not sent. Only while the page is in sight: a hidden tab asks
 // nothing, and shows the move when it is looked at again. Nothing here knows a rule.
 (function () {
@@ -9,6 +10,7 @@
   var follow = document.getElementById("follow");
   if (!follow || !window.fetch || !window.DOMParser || !window.pbemSwap) return;
   var first = Number(follow.dataset.every) || 2000, n = Number(follow.dataset.n);
+  var dealt = follow.dataset.dealt !== "false";
   var STEADY = 20000, LONGEST = 15000; // the first interval for 20 s, then longer, up to 15 s
   var wait = first, waited = 0, timer = null, asking = false;
 
@@ -26,7 +28,7 @@
     fetch(follow.dataset.url, { headers: { Accept: "application/json" }, cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (log) {
-        if (log && log.n !== n) { show(); return; }
+        if (log && (log.n !== n || log.dealt !== dealt)) { show(); return; }
         asking = false;
         later();
       }, function () { asking = false; later(); });

@@ -190,12 +190,11 @@
   }
 
   // The move is recorded: show the page the server answered with (the new position, "your
-  // move is recorded") in place of this one, as the form's page load would (static/swap.js).
+  // move is recorded") in place of this one, as the form's page load would (static/swap.js,
+  // which puts the focus on that notice).
   function done(doc, url) {
     if (!window.pbemSwap) { window.location.assign(url); return; }
-    if (!window.pbemSwap(doc, url)) return; // no main part to swap: it loads the page
-    var told = document.querySelector("main .status .notice");
-    if (told) { told.tabIndex = -1; told.focus(); }
+    window.pbemSwap(doc, url); // without a main part to swap, it loads the page
   }
 
   function changed() {

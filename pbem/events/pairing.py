@@ -232,7 +232,7 @@ def _swiss(
     active = [e.id for e in entrants if e.active_in(round_no)]
     past = history([e.id for e in entrants], pairings, results)
     order = commitment.shuffled(seed, sorted(active), "swiss-order", round_no)
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(order)
     graph.add_weighted_edges_from(swiss_weights(order, past, round_no))
     matching = nx.max_weight_matching(graph, maxcardinality=True)

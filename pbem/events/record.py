@@ -34,7 +34,7 @@ LEVEL = re.compile(r"[a-z0-9-]{1,32}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 #: No count or score in an event comes near this.
 MAX_INT = 10**9
-_TOP = ("format", "event_id", "name", "created_at", "rules", "commitment", "seed")
+_TOP: tuple[str, ...] = ("format", "event_id", "name", "created_at", "rules", "commitment", "seed")
 _TOP += ("entrants", "rounds", "standings")
 _ENTRANT = ("id", "name", "rating", "computer_level", "withdrew_after")
 _GAME = ("board", "game", "first", "second", "game_id", "chain_hash", "result")

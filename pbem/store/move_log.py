@@ -59,7 +59,7 @@ _FROM = (
 _ALL = select(MoveRow).where(MoveRow.game_id == bindparam("game_id")).order_by(MoveRow.n)
 _SQLITE_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _LENGTH = select(
-    Game.id, select(func.max(MoveRow.n)).where(MoveRow.game_id == Game.id).scalar_subquery()
+    Game.seed, select(func.max(MoveRow.n)).where(MoveRow.game_id == Game.id).scalar_subquery()
 ).where(Game.public_id == bindparam("public_id"))
 
 
@@ -83,11 +83,11 @@ def read_from(session: Session, game_id: int, n: int) -> list[Row[Any]]:
     return list(session.execute(_FROM, {"game_id": game_id, "n": n}))
 
 
-def length(session: Session, public_id: str) -> int | None:
-    """How many moves the game's log holds (the end of its ``(game_id, n)`` key); None for
-    no such game."""
+def length(session: Session, public_id: str) -> tuple[int, bool] | None:
+    """How many moves the game's log holds (the end of its ``(game_id, n)`` key), and
+    whether its cards are dealt (a seed is set: ``Game.dealt``); None for no such game."""
     found = session.execute(_LENGTH, {"public_id": public_id}).one_or_none()
-    return None if found is None else int(found[1] or 0)
+    return None if found is None else (int(found[1] or 0), bool(found[0]))
 
 
 def rows(session: Session, game_id: int) -> list[MoveRow]:

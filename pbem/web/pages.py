@@ -137,12 +137,15 @@ def game(public_id: str) -> str:
 
 @bp.get("/g/<public_id>/n")
 def log_length(public_id: str) -> Response:
-    """``{"n": moves logged}``: what a seat page waiting for the other player asks until the
-    log moves past the position it shows, then it asks for itself (static/follow.js). Public
-    like the move list, so it takes no seat link and writes nothing."""
-    n = game_pages.log_length(services(), public_id)
+    """``{"n": moves logged, "dealt": cards dealt}``: what a seat page waiting for the other
+    player asks until the log moves past the position it shows (or, before the deal, until
+    the other player accepts), then it asks for itself (static/follow.js). Public like the
+    move list, so it takes no seat link and writes nothing."""
+    n, dealt = game_pages.log_length(services(), public_id)
     return Response(
-        json.dumps({"n": n}), mimetype="application/json", headers={"Cache-Control": "no-store"}
+        json.dumps({"n": n, "dealt": dealt}),
+        mimetype="application/json",
+        headers={"Cache-Control": "no-store"},
     )
 
 

@@ -132,14 +132,22 @@ def _page(token: str, status: int = 200, **context: Any) -> Any:
     return render_template("web/seat.html", page=page, choices=choices, won=won, **context), status
 
 
-def _act(token: str, action: Callable[[], Any], done: str | Callable[[Any], str]) -> Any:
+def _act(
+    token: str,
+    action: Callable[[], Any],
+    done: str | Callable[[Any], str],
+    keep_form: bool = False,
+) -> Any:
     """Run a seat's action; its refusal is shown on the seat page (a bad link stays a 403).
-    ``done`` names what the page then says, or picks it from the action's answer."""
+    ``done`` names what the page then says, or picks it from the action's answer;
+    ``keep_form`` gives a refused form back its choices (the accept form's language and zone)."""
     try:
         answer = action()
     except ServiceError as exc:
         if exc.status == 403:
             raise
+        if keep_form:
+            return _page(token, exc.status, error=exc, form=request.form)
         return _page(token, exc.status, error=exc)
     said = done if isinstance(done, str) else done(answer)
     return redirect(url_for("seat.view", token=token, done=said), code=303)
@@ -161,7 +169,7 @@ def accept(token: str) -> Any:
             timezone=inputs.optional_text(form, "timezone"),
         )
 
-    answer = _act(token, accept_it, "accept")
+    answer = _act(token, accept_it, "accept", keep_form=True)
     if isinstance(answer, Response) and request.form.get("language"):
         remember_for_seat(answer, None)  # the language chosen in the form speaks
     return answer

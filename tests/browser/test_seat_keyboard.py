@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.i18n import LANGUAGES
-from pbem.services.play import new_games
+from pbem.services.play import game_pages, new_games
 from tests.browser.test_accessibility import BLOCKING, _report, _violations
 from tests.browser.test_seat_page import _link
 
@@ -101,3 +101,54 @@ def test_no_serious_violation_in_any_state_of_the_tray(
         context.close()
     blocking = _report(found, BLOCKING)
     assert not blocking, f"axe-core, {language}, serious and critical:\n{blocking}"
+
+
+#: Where the focus is: the element's tag, class and text, and whether it is in <main>.
+FOCUS = """() => { const el = document.activeElement;
+  return [el.tagName, el.className, (el.innerText || "").slice(0, 60),
+          !!el.closest("main"), el === document.body]; }"""
+
+
+def test_focus_after_a_move_and_after_the_reply_swap_in(browser, env, live_server):
+    """Keyboard only: a card, Confirm, Enter. When the new position swaps in (static/swap.js)
+    the focus lands on what the page now says ("your move is recorded", a live status) and
+    not on the page's body; when the other player's move swaps in later, on the status
+    that says it is your turn again."""
+    from pbem.services.core import access
+    from pbem.services.play import moves
+    from tests.mail.play import token
+
+    public_id, link = _game(env)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(link)
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")  # the skip link
+        page.keyboard.press("Tab")
+        assert _focused(page, ".market button.card")
+        page.keyboard.press("Space")
+        page.wait_for_selector(CONFIRM)
+        page.wait_for_load_state("networkidle")
+        page.keyboard.press("Tab")
+        assert _focused(page, CONFIRM)
+        page.evaluate("window.stillHere = true")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("main .status #waiting", timeout=15_000)
+        page.wait_for_load_state("networkidle")
+        tag, _class, text, in_main, body = page.evaluate(FOCUS)
+        assert not body and in_main, (tag, _class, text)
+        assert "Your move is recorded" in text
+        assert page.evaluate("document.activeElement.tabIndex") == -1  # focused by the script
+        t = token(env, public_id, 1)
+        moves.submit_move(env, t, 2, game_pages.legal_moves(env, t)[0], access.Client())
+        page.wait_for_selector(".status.your-turn", timeout=15_000)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("window.stillHere") is True  # in place
+        tag, _class, text, in_main, body = page.evaluate(FOCUS)
+        assert not body and in_main, (tag, _class, text)
+        assert "Your turn" in text
+        page.keyboard.press("Tab")  # and the keyboard goes on into the game
+        assert page.evaluate("!!document.activeElement.closest('main')")
+    finally:
+        context.close()

@@ -138,7 +138,10 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
         )
         created = new_games.create_game(
             env,
-            (new_games.PlayerIn("Ann", "ann@remote.test"), new_games.PlayerIn("Bo", "bo@remote.test")),
+            (
+                new_games.PlayerIn("Ann", "ann@remote.test"),
+                new_games.PlayerIn("Bo", "bo@remote.test"),
+            ),
         )
         seat = game_pages.public_page(env, created.public_id).view.table.to_move
         mover = ("ann@remote.test", "bo@remote.test")[seat]

@@ -32,3 +32,17 @@ def test_no_user_facing_file_points_at_the_developers_files():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/record-format.md" in readme and "docs/rules.md" in readme
     assert "docs/architecture.md" in readme
+
+
+def test_every_screenshot_is_shown_somewhere():
+    """docs/screenshots holds only pictures the README or a doc shows: a picture nobody
+    links to is a stale page nobody checks (and weighs on every clone)."""
+    texts = [(ROOT / "README.md").read_text(encoding="utf-8")]
+    texts += [p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md")]
+    shown = "\n".join(texts)
+    unused = [
+        p.name
+        for p in sorted((ROOT / "docs" / "screenshots").iterdir())
+        if f"screenshots/{p.name}" not in shown
+    ]
+    assert not unused, unused

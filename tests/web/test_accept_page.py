@@ -52,3 +52,30 @@ def test_a_rematch_names_no_inviter(client, env):
         page = client.get(f"/s/{made.tokens[seat]}").text
         assert f"{them} and you have a rematch" in page
         assert "invites you" not in page and "You have invited" not in page
+
+
+def test_the_accept_form_leaves_the_zone_to_the_browser_and_keeps_a_refused_choice(client, env):
+    """As the create form: the zone field is empty and marked for static/timezone.js to fill
+    with the browser's zone; a refused accept gives back the language and zone chosen."""
+    import re
+
+    public_id = _create(client)
+    link = link_in(mails(env, public_id, seat=1)[-1])
+    page = client.get(link).text
+    zone = re.search(r'<input name="timezone"[^>]*>', page).group(0)
+    assert 'value=""' in zone and "data-browser-timezone" in zone
+    refused = client.post(
+        f"{link}/accept",
+        data={
+            "csrf_token": csrf_of(page),
+            "entropy": "",
+            "phrase": "",
+            "language": "uk",
+            "timezone": "Asia/Tehran",
+        },
+    )
+    assert refused.status_code == 400
+    zone = re.search(r'<input name="timezone"[^>]*>', refused.text).group(0)
+    assert 'value="Asia/Tehran"' in zone and "data-browser-timezone" not in zone
+    assert re.search(r'<option value="uk"[^>]*selected', refused.text)
+    assert not re.search(r'<option value="en"[^>]*selected', refused.text)

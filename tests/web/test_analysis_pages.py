@@ -59,7 +59,10 @@ def test_the_replay_shows_the_verdict_marks_counts_and_graph(client, analysed):
     assert "As a table" in page and 'class="chance-table"' in page
     for judged in shown.moves.values():
         if judged.mark:
-            assert f'title="{judged.label.capitalize()}">{judged.mark}</abbr>' in page
+            assert (
+                f'title="{judged.label.capitalize()}"><bdi dir="ltr">{judged.mark}</bdi></abbr>'
+                in page
+            )
     # the resignation is not judged: its step has no verdict
     last = client.get(f"/g/{public_id}/replay?n=9&lang=en").get_data(as_text=True)
     assert 'class="verdict' not in last
@@ -84,7 +87,7 @@ def test_a_marked_move_names_the_better_one(client, module_env):
     page = client.get(f"/g/{public_id}/replay?n=1&lang=en").get_data(as_text=True)
     text = re.sub(r"<[^>]+>", "", page)
     assert "Blunder ?? · better: take gold: Ada's chance to win the match 28% → 58%" in text
-    assert 'title="Blunder">??</abbr>' in page  # its mark in the move list
+    assert 'title="Blunder"><bdi dir="ltr">??</bdi></abbr>' in page  # its mark in the move list
 
 
 def _id(env, public_id: str) -> int:

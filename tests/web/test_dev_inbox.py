@@ -70,3 +70,15 @@ def test_dev_inbox_pages_through_older_mail(client, env):
     last = client.get("/dev/inbox?per=200&page=99999")
     assert last.status_code == 200 and 'rel="next"' not in last.text
     assert client.get("/dev/inbox?page=two").status_code == 400
+
+
+def test_dev_inbox_link_is_in_the_readers_language(client):
+    """The header's link to the development inbox is translated like the rest of the page."""
+    import re
+
+    english = client.get("/?lang=en").text
+    assert re.search(r'class="dev-link"[^>]*>dev inbox</a>', english)
+    for language in ("el", "fa", "uk", "zh"):
+        text = client.get(f"/?lang={language}").text
+        link = re.search(r'class="dev-link"[^>]*>([^<]*)</a>', text)
+        assert link and link.group(1).strip() and link.group(1) != "dev inbox", language

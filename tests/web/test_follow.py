@@ -25,13 +25,13 @@ def rows(env, table) -> int:
 
 def test_the_log_length_is_public_cheap_and_writes_nothing(env, client):
     public_id = new_game(env)
-    assert client.get(f"/g/{public_id}/n").get_json() == {"n": 0}
+    assert client.get(f"/g/{public_id}/n").get_json() == {"n": 0, "dealt": True}
     seat = to_move(env, public_id)
     t = token(env, public_id, seat)
     moves.submit_move(env, t, 1, game_pages.legal_moves(env, t)[0], access.Client())
     written = rows(env, AccessLog), rows(env, OutboxMessage)
     answer = client.get(f"/g/{public_id}/n")
-    assert answer.get_json() == {"n": 1}
+    assert answer.get_json() == {"n": 1, "dealt": True}
     assert answer.headers["Cache-Control"] == "no-store"
     assert (rows(env, AccessLog), rows(env, OutboxMessage)) == written  # GET changes nothing
     assert client.get("/g/nosuchgame/n").status_code == 404

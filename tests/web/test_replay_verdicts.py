@@ -5,11 +5,12 @@ named with whose it is; the graph follows one player's chance, so it does not fl
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from pbem.ai.analysis import VERSION, label_of
+from pbem.ai.analysis import MARKS, VERSION, label_of
 from pbem.services.core import access, log
 from pbem.services.play import moves
 from pbem.services.records import game_records
@@ -194,3 +195,54 @@ def test_one_total_per_round(client, module_env, whole):
             assert told
             r = ends[int(told[1])]
             assert (int(told[2]), int(told[3])) == tuple(r["scores"])
+
+
+class _Marks(HTMLParser):
+    """Each verdict symbol of a page (?!, ?, ?? as a text of its own, or ?! and ?? inside
+    any text) with the element it sits in and that element's attributes; the "?" of the
+    keyboard help (a key, on a button or in <kbd>) is no verdict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+        self.found: list[tuple[str, str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"):
+            self.stack.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        text = data.strip()
+        if text in MARKS.values() or "?!" in text or "??" in text:
+            tag, attrs = self.stack[-1] if self.stack else ("", {})
+            if tag in ("button", "kbd"):
+                return
+            self.found.append((text, tag, attrs))
+
+
+@pytest.mark.parametrize("language", ["fa", "en", "el", "uk", "zh"])
+def test_every_verdict_symbol_is_isolated_left_to_right(client, module_env, drops, language):
+    """In Persian "?!" read as "!?" when the symbol took the direction of the words around
+    it: every verdict symbol, in the step's verdict, the move list and the analysis
+    section, sits alone in a left-to-right isolate (<bdi dir="ltr">)."""
+    public_id, seats = drops
+    own = token(module_env, public_id, seats[3])
+    pages = [f"/g/{public_id}/replay?n={n}&lang={language}" for n in (2, 3, 4, 5)]
+    pages.append(f"/s/{own}/replay?n=3&lang={language}")
+    seen = set()
+    for url in pages:
+        parser = _Marks()
+        parser.feed(client.get(url).get_data(as_text=True))
+        for text, tag, attrs in parser.found:
+            assert text in MARKS.values() and tag == "bdi" and attrs.get("dir") == "ltr", (
+                url,
+                text,
+                tag,
+                attrs,
+            )
+            seen.add(text)
+    assert seen == set(MARKS.values())

@@ -213,14 +213,15 @@ def seat_page(
         )
 
 
-def log_length(env: Env, public_id: str) -> int:
-    """How many moves a game's log holds, public as its move list: what a seat page that
-    waits for the other player asks every few seconds (one query, nothing written)."""
+def log_length(env: Env, public_id: str) -> tuple[int, bool]:
+    """How many moves a game's log holds, and whether its cards are dealt, public as its
+    move list and its public page: what a seat page that waits for the other player (to
+    move, or to accept) asks every few seconds (one query, nothing written)."""
     with env.db.read() as session:
-        n = move_log.length(session, public_id)
-    if n is None:
+        found = move_log.length(session, public_id)
+    if found is None:
         raise Missing(_l("There is no game with that id."))
-    return n
+    return found
 
 
 def public_page(env: Env, public_id: str) -> PublicPage:
