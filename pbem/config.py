@@ -9,6 +9,7 @@ listed in README.md, "Configuration".
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -163,6 +164,10 @@ class Config:
     smtp_tls: str = "none"  # none, starttls or ssl
     #: Replies go to ``<local>+<token>@<domain>`` of this address (plus addressing).
     reply_address: str = "play@localhost"
+    #: Mail goes out with the return path ``<local>+<token>@<domain>`` of this address
+    #: (VERP): a bounce names the mail it is of (PBEM_BOUNCE_ADDRESS; by default
+    #: ``bounce@`` the reply address's domain).
+    bounce_address: str = "bounce@localhost"
     #: The hour (UTC) after which the daily digests go out.
     digest_hour: int = 7
     imap_host: str = ""
@@ -212,6 +217,10 @@ class Config:
         local, _, domain = self.reply_address.partition("@")
         return f"{local}+{token}@{domain}"
 
+    def bounce_to(self, token: str) -> str:
+        local, _, domain = self.bounce_address.partition("@")
+        return f"{local}+{token}@{domain}"
+
     @property
     def dev_mode(self) -> bool:
         return self.env != "production"
@@ -248,6 +257,25 @@ def _seconds(name: str, default: str) -> int:
     if value < 0:
         raise ConfigError(f"{name} must be 0 or more seconds")
     return value
+
+
+_LOCAL_PART = re.compile(r"^[a-z0-9][a-z0-9._-]{0,40}$")
+
+
+def _bounce_address(reply_address: str) -> str:
+    """PBEM_BOUNCE_ADDRESS, or ``bounce@`` the reply address's domain: one plain
+    address (a lowercase local part without ``+``), never the reply address itself."""
+    domain = reply_address.rpartition("@")[2]
+    address = os.environ.get("PBEM_BOUNCE_ADDRESS", "").strip() or f"bounce@{domain}"
+    local, at, bounce_domain = address.partition("@")
+    if not at or not _LOCAL_PART.match(local) or not re.match(r"^[A-Za-z0-9.-]+$", bounce_domain):
+        raise ConfigError(
+            "PBEM_BOUNCE_ADDRESS must be one plain address such as bounce@example.org"
+            " (a lowercase local part of letters, digits, '.', '_' or '-', no '+')"
+        )
+    if address.casefold() == reply_address.casefold():
+        raise ConfigError("PBEM_BOUNCE_ADDRESS must not be the reply address")
+    return address
 
 
 def templates_auto_reload() -> bool:
@@ -293,6 +321,8 @@ def from_env() -> Config:
     reply_grace_hours = _int("PBEM_REPLY_GRACE_HOURS", "24")
     if reply_grace_hours < 0:
         raise ConfigError("PBEM_REPLY_GRACE_HOURS must be 0 or more")
+    reply_address = os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}")
+    bounce_address = _bounce_address(reply_address)
     every = Intervals.from_env()
     lease_seconds = _int("PBEM_LEASE_SECONDS", str(Config.lease_seconds))
     if not 0 < every.lease_renew < lease_seconds:
@@ -311,7 +341,8 @@ def from_env() -> Config:
         base_url=os.environ.get("PBEM_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
         mail_backend=backend,
         mail_from=mail_from,
-        reply_address=os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}"),
+        reply_address=reply_address,
+        bounce_address=bounce_address,
         digest_hour=digest_hour,
         imap_host=os.environ.get("PBEM_IMAP_HOST", ""),
         imap_port=imap_port,

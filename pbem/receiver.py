@@ -5,9 +5,10 @@ It sits beside the web app, the CLI and the scheduler, above the services: it pl
 reply through ``services.play.replies``, so it cannot live in ``mail/``, which the services
 call to compose and deliver (see docs/architecture.md, "Layers").
 
-Only addresses of the reply form are accepted at RCPT time; each accepted mail is
-handled by ``services.play.replies.handle_mail`` in a worker thread, so a slow database
-never stalls the SMTP conversation.
+Only addresses of the reply form, and the bounce addresses of the mails this server
+sent (``services.mailing.bounces``), are accepted at RCPT time; each accepted mail is
+handled by ``services.play.replies.handle_mail`` (a bounce by ``bounces.handle_bounce``)
+in a worker thread, so a slow database never stalls the SMTP conversation.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
 from .services.core.env import Env
+from .services.mailing import bounces
 from .services.play.replies import accepts_recipient, handle_mail
 
 log = logging.getLogger("pbem.inbound")
@@ -44,6 +46,12 @@ class ReplyHandler:
         """Only a reply address this server signed and that is still open: a forged or
         expired one is refused in the conversation, so it is never answered by mail (no
         backscatter). The check reads the database, in a worker thread."""
+        bounce = bounces.accepts(self.env, address)
+        if bounce is not None:  # a bounce address: its signature is all there is to check
+            if not bounce:
+                return "550 5.1.1 not a bounce address of this server"
+            envelope.rcpt_tos.append(address)
+            return "250 OK"
         loop = asyncio.get_running_loop()
         try:
             accepted = await loop.run_in_executor(None, accepts_recipient, self.env, address)
@@ -68,6 +76,20 @@ class ReplyHandler:
 
     async def _handle(self, raw: bytes, rcpts: list[str]) -> str:
         loop = asyncio.get_running_loop()
+        bounced = [r for r in rcpts if bounces.accepts(self.env, r)]
+        replies = [r for r in rcpts if r not in bounced]
+        if bounced:
+            try:
+                done = await loop.run_in_executor(
+                    None, bounces.handle_bounce, self.env, raw, bounced
+                )
+            except Exception:  # the database is down: let the sending server retry later
+                log.exception("could not handle a bounce")
+                return "451 4.3.0 temporary failure, try again later"
+            log.info("bounce %s: %s", done.outcome, done.detail)
+        if not replies:
+            return "250 OK"
+        rcpts = replies
         try:
             outcome = await loop.run_in_executor(None, handle_mail, self.env, raw, rcpts)
         except Exception:  # the database is down: let the sending server retry later

@@ -242,6 +242,19 @@ class SchedulerLease(Base):
     expires_at: Mapped[datetime]
 
 
+class Bouncing(Base):
+    """An address whose mail bounces (a permanent refusal or a delivery status
+    notification): mail to it is held until it is verified again or left
+    (``store/bounces.py``; docs/deploy.md, "Bounces")."""
+
+    __tablename__ = "bouncing"
+
+    address: Mapped[str] = mapped_column(String(254), primary_key=True)  # casefolded
+    since: Mapped[datetime]
+    outbox_id: Mapped[int | None]  #: the mail whose bounce marked it
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
 class InboundMail(Base):
     """A reply already handled, by Message-ID: the same mail delivered twice is applied once."""
 

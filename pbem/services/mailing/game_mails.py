@@ -694,3 +694,18 @@ def refusal(
             language=reader.language,
         ),
     )
+
+
+def to_seat(
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    kind: str,
+    subject: Any,
+    *,
+    dedupe: str | None = None,
+    **context: Any,
+) -> bool:
+    """Queue one mail of ``kind`` to a seat, in its language (``mailing/bounces.py``'s)."""
+    return _queue(session, env, game, seat, kind, subject, dedupe=dedupe, **context)
