@@ -27,7 +27,7 @@ from ..core.errors import Frozen
 from ..core.log import log_rows, state_of
 from ..core.replayed import owed_entry, turn_after
 from ..core.status import GameStatus
-from ..mailing import game_mails
+from ..mailing import bounces, game_mails
 from ..play.deadlines import Interval, after_running, reminder_due, turn_clock
 from ..play.games import away_intervals, current_clock, turn_started
 from ..play.moves import record_timeout
@@ -125,7 +125,8 @@ def _reminded_lately(
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
     """Send the outbox's due mails, writing those queued unwritten and dropping a "your
-    turn" whose move the seat's page showed; returns how many went."""
+    turn" whose move the seat's page showed; each with its own return path, and one the
+    relay refuses for good bounced (``mailing/bounces.py``); returns how many went."""
     writer = game_mails.Writer(env)
     return deliver_due(
         env.db,
@@ -136,6 +137,8 @@ def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
         write=writer.write,
         recover_after=timedelta(seconds=env.config.mail_recover_after),
         unwanted=writer.unwanted,
+        return_path=bounces.return_path(env),
+        bounced=bounces.bounced(env),
     )
 
 
