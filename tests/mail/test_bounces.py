@@ -8,7 +8,6 @@ to the receiver (``pbem inbound``) over LMTP, as Postfix's lmtp transport hands 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -43,9 +42,9 @@ class Refusing:
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options) -> str:
         if address.lower() in self.permanent:
-            return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
+            return f"550 5.1.1 <{address}>: Recipient address rejected: User unknown"
         if address.lower() in self.temporary:
-            return "450 4.2.1 <%s>: mailbox busy, try later" % address
+            return f"450 4.2.1 <{address}>: mailbox busy, try later"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -112,9 +111,7 @@ def test_every_mail_goes_out_with_a_return_path_of_its_own(benv, relay):
     assert senders[0] != senders[1]
 
 
-def test_a_550_at_the_first_hop_bounces_the_invitation_at_once_and_tells_the_opponent(
-    benv, relay
-):
+def test_a_550_at_the_first_hop_bounces_the_invitation_at_once_and_tells_the_opponent(benv, relay):
     relay.permanent.add(BO)
     public_id = new_game(benv, emails=(ADA, BO))
     deliver(benv)  # one scheduler run
@@ -212,9 +209,7 @@ def test_a_new_address_takes_the_held_mail_and_leaves_the_mark(benv, relay):
     assert page(benv, public_id, 1).bouncing == (False, False)
     deliver(benv)  # the held mail goes to the new address
     assert row(benv, public_id, 1, "link").status == "sent"
-    assert [str(m["Subject"]) for _, m in relay.to(new)][1:] == [
-        "Jaipur vs Ada — your link"
-    ]
+    assert [str(m["Subject"]) for _, m in relay.to(new)][1:] == ["Jaipur vs Ada — your link"]
 
 
 def test_the_clock_runs_as_usual_for_a_seat_whose_mail_bounces(benv, relay):
@@ -228,12 +223,13 @@ def test_the_clock_runs_as_usual_for_a_seat_whose_mail_bounces(benv, relay):
 
 def test_no_clock_and_a_waiting_invitation_are_said_as_they_are(benv, relay):
     relay.permanent.add(BO)
-    public_id = new_game(benv, games.GameClock(days_per_move=None), first=0, emails=(ADA, BO))
+    new_game(benv, games.GameClock(days_per_move=None), first=0, emails=(ADA, BO))
     deliver(benv)
     [told] = [m for _, m in relay.to(ADA) if "bounces" in str(m["Subject"])]
-    assert "This game has no clock: it waits for their move." in told.get_body(
-        ("plain",)
-    ).get_content()
+    assert (
+        "This game has no clock: it waits for their move."
+        in told.get_body(("plain",)).get_content()
+    )
 
 
 # ---------------------------------------------------------------- DSNs to the receiver
@@ -293,9 +289,7 @@ def _sent_invitation(benv, relay) -> tuple[str, str]:
     return public_id, sender
 
 
-def test_a_dsn_over_lmtp_bounces_the_mail_it_names_and_tells_the_opponent(
-    benv, relay, receiver
-):
+def test_a_dsn_over_lmtp_bounces_the_mail_it_names_and_tells_the_opponent(benv, relay, receiver):
     public_id, bounce_to = _sent_invitation(benv, relay)
     assert row(benv, public_id, 1, "invitation").status == "sent"
     answers = lmtp_exchange(receiver, [bounce_to], dsn(bounce_to, BO, "failed", "5.1.1"), "")
@@ -370,3 +364,19 @@ def test_a_bounce_is_recorded_in_the_outbox_for_the_operator(benv, relay):
     with benv.db.read() as session:
         statuses = [r.status for r in session.query(OutboxMessage).filter_by(to_addr=BO)]
     assert "bounced" in statuses
+
+
+def test_a_bounced_invitation_to_a_game_not_dealt_yet_says_so_on_the_inviters_page(
+    benv, relay
+):
+    relay.permanent.add(BO)
+    created = games.create_game(
+        benv,
+        (games.PlayerIn("Ada", ADA, "en", "UTC"), games.PlayerIn("Bo", BO, "en", "UTC")),
+        await_players=True,
+    )
+    deliver(benv)
+    [told] = [m for _, m in relay.to(ADA) if "bounces" in str(m["Subject"])]
+    assert "Their invitation did not reach them" in told.get_body(("plain",)).get_content()
+    waiting = games.seat_page(benv, created.tokens[0], access.Client())
+    assert isinstance(waiting, games.WaitingPage) and waiting.bouncing == (False, True)
