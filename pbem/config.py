@@ -268,7 +268,7 @@ def _bounce_address(reply_address: str) -> str:
     domain = reply_address.rpartition("@")[2]
     address = os.environ.get("PBEM_BOUNCE_ADDRESS", "").strip() or f"bounce@{domain}"
     local, at, bounce_domain = address.partition("@")
-    if not at or not _LOCAL_PART.match(local) or not re.match(r"^[A-Za-z0-9.-]+$", bounce_domain):
+    if not at or not _LOCAL_PART.fullmatch(local) or not re.fullmatch(r"[A-Za-z0-9.-]+", bounce_domain):
         raise ConfigError(
             "PBEM_BOUNCE_ADDRESS must be one plain address such as bounce@example.org"
             " (a lowercase local part of letters, digits, '.', '_' or '-', no '+')"

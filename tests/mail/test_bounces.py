@@ -38,7 +38,15 @@ class Refusing:
     def __init__(self) -> None:
         self.permanent: set[str] = set()
         self.temporary: set[str] = set()
+        self.data_refused: set[str] = set()  # 554 after DATA, as for a mail refused as spam
+        self.sender_refused = False  # 553 to MAIL FROM: the server's own setting
         self.received: list[tuple[str, list[str], EmailMessage]] = []
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options) -> str:
+        if self.sender_refused:
+            return f"553 5.7.1 <{address}>: Sender address rejected: not owned by user"
+        envelope.mail_from = address
+        return "250 OK"
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options) -> str:
         if address.lower() in self.permanent:
@@ -49,6 +57,8 @@ class Refusing:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope) -> str:
+        if self.data_refused & {r.lower() for r in envelope.rcpt_tos}:
+            return "554 5.7.1 message refused"
         msg = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
         self.received.append((envelope.mail_from, list(envelope.rcpt_tos), msg))
         return "250 OK"
@@ -366,9 +376,7 @@ def test_a_bounce_is_recorded_in_the_outbox_for_the_operator(benv, relay):
     assert "bounced" in statuses
 
 
-def test_a_bounced_invitation_to_a_game_not_dealt_yet_says_so_on_the_inviters_page(
-    benv, relay
-):
+def test_a_bounced_invitation_to_a_game_not_dealt_yet_says_so_on_the_inviters_page(benv, relay):
     relay.permanent.add(BO)
     created = games.create_game(
         benv,
@@ -380,3 +388,62 @@ def test_a_bounced_invitation_to_a_game_not_dealt_yet_says_so_on_the_inviters_pa
     assert "Their invitation did not reach them" in told.get_body(("plain",)).get_content()
     waiting = games.seat_page(benv, created.tokens[0], access.Client())
     assert isinstance(waiting, games.WaitingPage) and waiting.bouncing == (False, True)
+
+
+def test_a_mail_refused_for_good_after_data_bounces_too(benv, relay):
+    relay.data_refused.add(BO)
+    public_id = new_game(benv, emails=(ADA, BO))
+    deliver(benv)
+    assert row(benv, public_id, 1, "invitation").status == "bounced"
+    assert page(benv, public_id, 0).bouncing == (False, True)
+
+
+def test_a_refused_sender_is_the_servers_setting_and_is_retried(benv, relay):
+    relay.sender_refused = True
+    public_id = new_game(benv, emails=(ADA, BO))
+    deliver(benv)
+    for seat in (0, 1):
+        r = row(benv, public_id, seat, "invitation")
+        assert r.status == "pending" and "553" in (r.last_error or "")
+    assert page(benv, public_id, 0).bouncing == (False, False)
+
+
+def test_the_outbox_command_lists_a_bounced_mail(benv, relay, monkeypatch):
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    relay.permanent.add(BO)
+    public_id = new_game(benv, emails=(ADA, BO))
+    deliver(benv)
+    bounced = row(benv, public_id, 1, "invitation")
+    monkeypatch.setenv("PBEM_DATABASE_URL", benv.config.database_url)
+    monkeypatch.setenv("PBEM_INSTANCE_PATH", str(benv.config.instance_path))
+    listing = CliRunner().invoke(main, ["outbox"])
+    assert listing.exit_code == 0
+    line = next(x for x in listing.output.splitlines() if x.split()[0] == str(bounced.id))
+    assert "bounced" in line and "550" in line
+
+
+def test_every_opponent_of_the_address_is_told_in_their_own_language(benv, relay):
+    relay.permanent.add(BO)
+    carla = ADA.replace("ada.", "carla.")
+    first = games.create_game(
+        benv,
+        (games.PlayerIn("Ada", ADA, "el", "UTC"), games.PlayerIn("Bo", BO, "en", "UTC")),
+        first_player=0,
+    )
+    games.create_game(
+        benv,
+        (games.PlayerIn("Carla", carla, "zh", "UTC"), games.PlayerIn("Bo", BO, "en", "UTC")),
+        first_player=0,
+    )
+    deliver(benv)
+    [greek] = [m for _, m in relay.to(ADA) if "επιστρέφονται" in str(m["Subject"])]
+    greek_text = greek.get_body(("plain",)).get_content()
+    assert "Τα μηνύματα προς Bo επιστρέφονται" in greek_text
+    assert "Το ρολόι του τρέχει κανονικά: 3 ημέρες ανά κίνηση" in greek_text
+    chinese = [m for _, m in relay.to(carla) if "退回" in str(m["Subject"])]
+    assert len(chinese) == 1
+    assert "发给 Bo 的邮件被退回" in chinese[0].get_body(("plain",)).get_content()
+    assert games.seat_page(benv, first.tokens[0], access.Client()).bouncing == (False, True)
