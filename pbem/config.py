@@ -259,7 +259,7 @@ def _seconds(name: str, default: str) -> int:
     return value
 
 
-_LOCAL_PART = re.compile(r"^[a-z0-9][a-z0-9._-]{0,40}$")
+_LOCAL_PART = re.compile(r"[a-z0-9][a-z0-9._-]{0,40}")
 
 
 def _bounce_address(reply_address: str) -> str:
@@ -268,7 +268,8 @@ def _bounce_address(reply_address: str) -> str:
     domain = reply_address.rpartition("@")[2]
     address = os.environ.get("PBEM_BOUNCE_ADDRESS", "").strip() or f"bounce@{domain}"
     local, at, bounce_domain = address.partition("@")
-    if not at or not _LOCAL_PART.fullmatch(local) or not re.fullmatch(r"[A-Za-z0-9.-]+", bounce_domain):
+    plain = _LOCAL_PART.fullmatch(local) and re.fullmatch(r"[A-Za-z0-9.-]+", bounce_domain)
+    if not at or not plain:
         raise ConfigError(
             "PBEM_BOUNCE_ADDRESS must be one plain address such as bounce@example.org"
             " (a lowercase local part of letters, digits, '.', '_' or '-', no '+')"
