@@ -447,3 +447,17 @@ def test_every_opponent_of_the_address_is_told_in_their_own_language(benv, relay
     assert len(chinese) == 1
     assert "发给 Bo 的邮件被退回" in chinese[0].get_body(("plain",)).get_content()
     assert games.seat_page(benv, first.tokens[0], access.Client()).bouncing == (False, True)
+
+
+def test_erasing_the_account_takes_the_bounce_mark_with_the_address(benv, relay):
+    from pbem.services.accounts import erasure
+    from pbem.services.core.identity import player_for
+
+    relay.permanent.add(BO)
+    new_game(benv, emails=(ADA, BO))
+    deliver(benv)
+    with benv.db.write() as session:
+        player_id = player_for(session, BO, "Bo", benv.clock.now()).id
+    erasure.erase(benv, player_id, access.Client())
+    with benv.db.read() as session:
+        assert bounce_rows.bouncing(session, [BO]) == set()
