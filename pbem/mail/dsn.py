@@ -37,12 +37,20 @@ def _blocks(part: Message) -> list[Message]:
     return [parser.parsebytes(b.encode("utf-8", "replace") + b"\n") for b in text.split("\n\n")]
 
 
+#: Control characters (escape sequences among them) never reach the outbox's record.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
 def verdict(raw: bytes) -> Verdict:
-    """What a mail to a bounce address says of the mail it names."""
+    """What a mail to a bounce address says of the mail it names; never raises (a mail
+    too deeply nested to read is a plain bounce)."""
     try:
-        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
-    except Exception:  # the email package is lenient; this is a last resort
+        return _verdict(BytesParser(policy=policy.compat32).parsebytes(raw))
+    except Exception:  # RecursionError too (deep nesting): a last resort
         return "plain"
+
+
+def _verdict(msg: Message) -> Verdict:
     actions: list[str] = []
     found = False
     for part in msg.walk():
@@ -70,11 +78,15 @@ def verdict(raw: bytes) -> Verdict:
 
 
 def diagnostic(raw: bytes) -> str:
-    """The failed recipient's status and diagnostic, for the outbox's record (short)."""
+    """The failed recipient's status and diagnostic, for the outbox's record: short, on
+    one line, without control characters (the operator's terminal shows it)."""
     try:
-        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+        return _CONTROL.sub(" ", _diagnostic(BytesParser(policy=policy.compat32).parsebytes(raw)))
     except Exception:
         return ""
+
+
+def _diagnostic(msg: Message) -> str:
     for part in msg.walk():
         if part.get_content_type() != "message/delivery-status":
             continue

@@ -461,3 +461,42 @@ def test_erasing_the_account_takes_the_bounce_mark_with_the_address(benv, relay)
     erasure.erase(benv, player_id, access.Client())
     with benv.db.read() as session:
         assert bounce_rows.bouncing(session, [BO]) == set()
+
+
+def test_a_dsn_over_smtp_bounces_the_mail_too(benv, relay):
+    import smtplib
+
+    port = free_port()
+    controller = ReceiverController(benv, "127.0.0.1", port, lmtp=False)
+    controller.start()
+    try:
+        public_id, bounce_to = _sent_invitation(benv, relay)
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                smtp.sendmail("<>", ["bounce+1-aaaaaaaaaaaaaaaa@pbem.test"], b"Subject: x\r\n\r\nx")
+            smtp.sendmail("<>", [bounce_to], dsn(bounce_to, BO, "failed", "5.1.1"))
+    finally:
+        controller.stop()
+    assert row(benv, public_id, 1, "invitation").status == "bounced"
+
+
+@pytest.mark.slow
+def test_a_hostile_dsn_is_read_without_harm(benv, relay, receiver):
+    public_id, bounce_to = _sent_invitation(benv, relay)
+    nested = b"".join(
+        b'Content-Type: multipart/mixed; boundary="b%d"\r\n\r\n--b%d\r\n' % (i, i)
+        for i in range(1200)
+    )
+    answers = lmtp_exchange(receiver, [bounce_to], b"Subject: deep\r\n" + nested, "")
+    assert answers[-1].startswith("250")
+    assert row(benv, public_id, 1, "invitation").status == "bounced"  # read as plain
+
+
+def test_a_dsns_control_characters_never_reach_the_operators_terminal(benv, relay, receiver):
+    public_id, bounce_to = _sent_invitation(benv, relay)
+    hostile = dsn(bounce_to, BO, "failed", "5.1.1").replace(
+        b"no such user", b"\x1b[2J\x1b]0;pwned\x07 no such user"
+    )
+    lmtp_exchange(receiver, [bounce_to], hostile, "")
+    error = row(benv, public_id, 1, "invitation").last_error or ""
+    assert "\x1b" not in error and "\x07" not in error and "no such user" in error
