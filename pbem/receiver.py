@@ -127,7 +127,11 @@ def poll_imap(env: Env, limit: int = 50) -> int:
             raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
             if raw is None:
                 continue
-            handle_mail(env, raw)
+            bounced = bounces.addressed(env, raw)
+            if bounced:
+                bounces.handle_bounce(env, raw, bounced)
+            else:
+                handle_mail(env, raw)
             imap.store(number, "+FLAGS", "\\Seen")
             handled += 1
     return handled
@@ -138,14 +142,14 @@ def poll_imap(env: Env, limit: int = 50) -> int:
 @click.option("--port", default=8025, show_default=True)
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (as Postfix's lmtp transport wants).")
 def inbound_command(host: str, port: int, lmtp: bool) -> None:
-    """Receive replies over SMTP or LMTP and play the moves they carry."""
+    """Receive replies over SMTP or LMTP and play the moves they carry; and bounces."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     env = ready_env()
     controller = ReceiverController(env, host, port, lmtp=lmtp)
     controller.start()
     click.echo(
         f"pbem inbound: {'LMTP' if lmtp else 'SMTP'} on {host}:{port} for "
-        f"{env.config.reply_to('*')}; Ctrl+C stops it"
+        f"{env.config.reply_to('*')} and {env.config.bounce_to('*')}; Ctrl+C stops it"
     )
     try:
         while True:

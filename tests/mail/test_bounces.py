@@ -500,3 +500,30 @@ def test_a_dsns_control_characters_never_reach_the_operators_terminal(benv, rela
     lmtp_exchange(receiver, [bounce_to], hostile, "")
     error = row(benv, public_id, 1, "invitation").last_error or ""
     assert "\x1b" not in error and "\x07" not in error and "no such user" in error
+
+
+def test_a_dsn_in_the_polled_imap_mailbox_bounces_the_mail(benv, relay):
+    import threading
+
+    from pbem.receiver import poll_imap
+    from tests.mail.test_imap import Mailbox, make_server
+
+    box = Mailbox()
+    server = make_server(box)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        benv.config = benv.config.with_(
+            imap_host="127.0.0.1",
+            imap_port=server.server_address[1],
+            imap_ssl=False,
+            imap_user="play",
+            imap_password="secret",
+        )
+        public_id, bounce_to = _sent_invitation(benv, relay)
+        box.messages.append(dsn(bounce_to, BO, "failed", "5.1.1"))
+        assert poll_imap(benv) == 1
+    finally:
+        server.shutdown()
+    assert row(benv, public_id, 1, "invitation").status == "bounced"
+    deliver(benv)
+    assert any("bounces" in str(m["Subject"]) for _, m in relay.to(ADA))

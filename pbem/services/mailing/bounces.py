@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from email import policy
+from email.parser import BytesParser
+from email.utils import getaddresses
 
 from sqlalchemy.orm import Session
 
@@ -93,6 +96,20 @@ def handle_bounce(env: Env, raw: bytes, rcpts: Iterable[str]) -> BounceOutcome:
     if not done:
         return BounceOutcome("ignored", "no mail to bounce (gone, or bounced before)")
     return BounceOutcome("bounced", f"outbox rows {', '.join(done)}: {verdict}")
+
+
+def addressed(env: Env, raw: bytes) -> list[str]:
+    """The genuine bounce addresses a mail's headers name (a mailbox polled over IMAP has
+    no envelope): ``Delivered-To``, ``X-Original-To`` and ``To``."""
+    try:
+        msg = BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
+        values = [
+            str(v) for h in ("Delivered-To", "X-Original-To", "To") for v in msg.get_all(h, [])
+        ]
+        found = [a for _, a in getaddresses(values)]
+    except Exception:  # unreadable headers name no bounce address
+        return []
+    return list(dict.fromkeys(a for a in found if accepts(env, a)))
 
 
 def _follow(session: Session, env: Env, row: OutboxMessage, reason: str) -> None:
