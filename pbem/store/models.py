@@ -22,8 +22,10 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    exists,
+    func,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
 from ..engine import Status
 
@@ -253,6 +255,14 @@ class Bouncing(Base):
     since: Mapped[datetime]
     outbox_id: Mapped[int | None]  #: the mail whose bounce marked it
     reason: Mapped[str | None] = mapped_column(Text)
+
+
+#: Whether mail to the seat's address bounces: loaded only where asked for (the seat
+#: page's one query, ``games.with_tail(..., vacations=True)``), else read on first use.
+Seat.bouncing = column_property(  # type: ignore[attr-defined]
+    exists().where(Bouncing.address == func.lower(Seat.email)),
+    deferred=True,
+)
 
 
 class InboundMail(Base):

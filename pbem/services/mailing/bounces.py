@@ -25,7 +25,7 @@ from ...i18n import lazy_gettext as _l
 from ...mail import dsn
 from ...store import bounces as bounce_rows
 from ...store import outbox as outbox_rows
-from ...store.models import OutboxMessage
+from ...store.models import OutboxMessage, Seat
 from ..core.env import Env
 from . import game_mails
 
@@ -148,7 +148,7 @@ def moved(session: Session, old: str, new: str) -> None:
     bounce_rows.clear(session, [old, new])
 
 
-def bouncing_seats(session: Session, emails: list[str]) -> tuple[bool, ...]:
-    """For each seat's address, whether mail to it bounces (one query)."""
-    found = bounce_rows.bouncing(session, emails)
-    return tuple(e in found for e in emails)
+def bouncing_seats(seats: Iterable[Seat]) -> tuple[bool, ...]:
+    """For each seat, whether mail to its address bounces (``Seat.bouncing``: loaded with
+    the seat page's one query)."""
+    return tuple(bool(s.bouncing) for s in seats)  # type: ignore[attr-defined]

@@ -612,7 +612,7 @@ def seat_page(
     """
     with env.db.autocommit() as session:
         game, seat = authenticate(env, session, token, vacations=True)
-        bouncing = bouncing_seats(session, [s.email for s in game.seats])
+        bouncing = bouncing_seats(game.seats)
         if not game.dealt:
             note_use(session, env, game, seat, action, client, seen_n=0)
             return WaitingPage(
