@@ -533,3 +533,15 @@ def test_a_dsn_in_the_polled_imap_mailbox_bounces_the_mail(benv, relay):
     assert row(benv, public_id, 1, "invitation").status == "bounced"
     deliver(benv)
     assert any("bounces" in str(m["Subject"]) for _, m in relay.to(ADA))
+
+
+def test_a_mail_queued_before_the_bounce_is_held_too(benv, relay):
+    from pbem.services.play import link_recovery
+
+    relay.permanent.add(BO)
+    public_id = new_game(benv, emails=(ADA, BO))
+    link_recovery.request_link(benv, public_id, BO, access.Client())  # queued before any run
+    deliver(benv)
+    assert row(benv, public_id, 1, "invitation").status == "bounced"
+    link = row(benv, public_id, 1, "link")
+    assert (link.status, link.attempts) == ("pending", 0)  # held, not tried: not bounced
