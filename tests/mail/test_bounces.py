@@ -234,7 +234,11 @@ def test_the_clock_runs_as_usual_for_a_seat_whose_mail_bounces(benv, relay):
     deliver(benv)
     assert page(benv, public_id, 0).bouncing == (False, True)
     benv.clock.advance(days=1, seconds=1)
-    assert jobs.run_clock(benv).timeouts == 1
+    jobs.run_clock(benv)
+    from pbem.services.records import game_records
+
+    logged = game_records.operator_record(benv, public_id)["moves"]
+    assert [m for m in logged if "timeout" in str(m)], logged
 
 
 def test_no_clock_and_a_waiting_invitation_are_said_as_they_are(benv, relay):
@@ -545,3 +549,16 @@ def test_a_mail_queued_before_the_bounce_is_held_too(benv, relay):
     assert row(benv, public_id, 1, "invitation").status == "bounced"
     link = row(benv, public_id, 1, "link")
     assert (link.status, link.attempts) == ("pending", 0)  # held, not tried: not bounced
+
+
+def test_no_reminder_is_queued_for_a_bouncing_seat_until_its_address_works(benv, relay):
+    public_id = new_game(benv, games.GameClock(days_per_move=3), first=1, emails=(ADA, BO))
+    relay.permanent.add(BO)
+    deliver(benv)
+    benv.clock.advance(hours=25)  # the first reminder is due after 24 hours
+    jobs.run_clock(benv)
+    assert mails(benv, public_id, seat=1, kind="reminder") == []
+    with benv.db.write() as session:  # verified again (a sign-in link used)
+        bounce_rows.clear(session, [BO])
+    jobs.run_clock(benv)
+    assert len(mails(benv, public_id, seat=1, kind="reminder")) == 1

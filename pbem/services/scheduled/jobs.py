@@ -73,8 +73,10 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         timed_out = clock.deadline is not None and now >= clock.deadline
         if clock.away:
             return
-        # an erased player's seat is mailed nothing (its clock still runs out)
-        mailable = not outbox_rows.undeliverable(game.seats[seat].email)
+        # an erased player's seat is mailed nothing (its clock still runs out); nor is one
+        # whose mail bounces: held, reminders would all come late at once when it is fixed
+        to_seat = game.seats[seat]
+        mailable = not outbox_rows.undeliverable(to_seat.email) and not to_seat.bouncing  # type: ignore[attr-defined]
         if (
             mailable
             and not timed_out
