@@ -562,3 +562,16 @@ def test_no_reminder_is_queued_for_a_bouncing_seat_until_its_address_works(benv,
         bounce_rows.clear(session, [BO])
     jobs.run_clock(benv)
     assert len(mails(benv, public_id, seat=1, kind="reminder")) == 1
+
+
+def test_no_deadline_warning_is_queued_for_a_bouncing_seat(benv, relay):
+    public_id = new_game(benv, games.GameClock(days_per_move=3), first=1, emails=(ADA, BO))
+    relay.permanent.add(BO)
+    deliver(benv)
+    benv.clock.advance(days=3, seconds=-60)  # a minute before the deadline: past the warning
+    jobs.run_clock(benv)
+    assert mails(benv, public_id, seat=1, kind="deadline_warning") == []
+    with benv.db.write() as session:
+        bounce_rows.clear(session, [BO])
+    jobs.run_clock(benv)
+    assert len(mails(benv, public_id, seat=1, kind="deadline_warning")) == 1
