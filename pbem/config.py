@@ -166,6 +166,10 @@ class Config:
     smtp_tls: str = "none"  # none, starttls or ssl
     #: Replies go to ``<local>+<token>@<domain>`` of this address (plus addressing).
     reply_address: str = "play@localhost"
+    #: Mail goes out with the return path ``<local>+<token>@<domain>`` of this address
+    #: (VERP): a bounce names the mail it is of (PBEM_BOUNCE_ADDRESS; by default
+    #: ``bounce@`` the reply address's domain).
+    bounce_address: str = "bounce@localhost"
     #: The hour (UTC) after which the daily digests go out.
     digest_hour: int = 7
     imap_host: str = ""
@@ -220,6 +224,10 @@ class Config:
         local, _, domain = self.reply_address.partition("@")
         return f"{local}+{token}@{domain}"
 
+    def bounce_to(self, token: str) -> str:
+        local, _, domain = self.bounce_address.partition("@")
+        return f"{local}+{token}@{domain}"
+
     @property
     def dev_mode(self) -> bool:
         return self.env != "production"
@@ -261,6 +269,26 @@ def _seconds(name: str, default: str) -> int:
     if value < 0:
         raise ConfigError(f"{name} must be 0 or more seconds")
     return value
+
+
+_LOCAL_PART = re.compile(r"[a-z0-9][a-z0-9._-]{0,40}")
+
+
+def _bounce_address(reply_address: str) -> str:
+    """PBEM_BOUNCE_ADDRESS, or ``bounce@`` the reply address's domain: one plain
+    address (a lowercase local part without ``+``), never the reply address itself."""
+    domain = reply_address.rpartition("@")[2]
+    address = os.environ.get("PBEM_BOUNCE_ADDRESS", "").strip() or f"bounce@{domain}"
+    local, at, bounce_domain = address.partition("@")
+    plain = _LOCAL_PART.fullmatch(local) and re.fullmatch(r"[A-Za-z0-9.-]+", bounce_domain)
+    if not at or not plain:
+        raise ConfigError(
+            "PBEM_BOUNCE_ADDRESS must be one plain address such as bounce@example.org"
+            " (a lowercase local part of letters, digits, '.', '_' or '-', no '+')"
+        )
+    if address.casefold() == reply_address.casefold():
+        raise ConfigError("PBEM_BOUNCE_ADDRESS must not be the reply address")
+    return address
 
 
 def templates_auto_reload() -> bool:
@@ -342,6 +370,8 @@ def from_env() -> Config:
         )
     if reply_grace_hours < 0:
         raise ConfigError("PBEM_REPLY_GRACE_HOURS must be 0 or more")
+    reply_address = os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}")
+    bounce_address = _bounce_address(reply_address)
     every = Intervals.from_env()
     lease_seconds = _int("PBEM_LEASE_SECONDS", str(Config.lease_seconds))
     if not 0 < every.lease_renew < lease_seconds:
@@ -360,7 +390,8 @@ def from_env() -> Config:
         base_url=os.environ.get("PBEM_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
         mail_backend=backend,
         mail_from=mail_from,
-        reply_address=os.environ.get("PBEM_REPLY_ADDRESS", f"play@{domain}"),
+        reply_address=reply_address,
+        bounce_address=bounce_address,
         digest_hour=digest_hour,
         inbound_max_bytes=inbound_max_kb * 1024,
         inbound_hostname=inbound_hostname,

@@ -5,9 +5,10 @@ It sits beside the web app, the CLI and the scheduler, above the services: it pl
 reply through ``services.play.replies``, so it cannot live in ``mail/``, which the services
 call to compose and deliver (see docs/architecture.md, "Layers").
 
-Only addresses of the reply form are accepted at RCPT time; each accepted mail is
-handled by ``services.play.replies.handle_mail`` in a worker thread, so a slow database
-never stalls the SMTP conversation.
+Only addresses of the reply form, and the bounce addresses of the mails this server
+sent (``services.mailing.bounces``), are accepted at RCPT time; each accepted mail is
+handled by ``services.play.replies.handle_mail`` (a bounce by ``bounces.handle_bounce``)
+in a worker thread, so a slow database never stalls the SMTP conversation.
 
 Its log says what it did, one line each: a mail handled, a recipient refused (forged or
 expired), a mail refused as too large. aiosmtpd's line per command is kept below INFO,
@@ -29,6 +30,7 @@ from aiosmtpd.smtp import SMTP
 
 from .cli_env import ready_env
 from .services.core.env import Env
+from .services.mailing import bounces
 from .services.play.replies import accepts_recipient, handle_mail, refusal_reason
 
 log = logging.getLogger("pbem.inbound")
@@ -50,6 +52,13 @@ class ReplyHandler:
         """Only a reply address this server signed and that is still open: a forged or
         expired one is refused in the conversation, so it is never answered by mail (no
         backscatter). The check reads the database, in a worker thread."""
+        bounce = bounces.accepts(self.env, address)
+        if bounce is not None:  # a bounce address: its signature is all there is to check
+            if not bounce:
+                log.info("refused RCPT %s: not a bounce address", one_line(address))
+                return "550 5.1.1 not a bounce address of this server"
+            envelope.rcpt_tos.append(address)
+            return "250 OK"
         loop = asyncio.get_running_loop()
         try:
             accepted = await loop.run_in_executor(None, accepts_recipient, self.env, address)
@@ -79,6 +88,20 @@ class ReplyHandler:
         """250 for every mail handled, an automatic one dropped included (RFC 3834: taken
         and not answered, so the sending server does not retry nor bounce it)."""
         loop = asyncio.get_running_loop()
+        bounced = [r for r in rcpts if bounces.accepts(self.env, r)]
+        replies = [r for r in rcpts if r not in bounced]
+        if bounced:
+            try:
+                done = await loop.run_in_executor(
+                    None, bounces.handle_bounce, self.env, raw, bounced
+                )
+            except Exception:  # the database is down: let the sending server retry later
+                log.exception("could not handle a bounce")
+                return "451 4.3.0 temporary failure, try again later"
+            log.info("bounce %s: %s", done.outcome, one_line(done.detail))
+        if not replies:
+            return "250 OK"
+        rcpts = replies
         try:
             outcome = await loop.run_in_executor(None, handle_mail, self.env, raw, rcpts, sender)
         except Exception:  # the database is down: let the sending server retry later
@@ -145,7 +168,11 @@ def poll_imap(env: Env, limit: int = 50) -> int:
             raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
             if raw is None:
                 continue
-            handle_mail(env, raw)
+            bounced = bounces.addressed(env, raw)
+            if bounced:
+                bounces.handle_bounce(env, raw, bounced)
+            else:
+                handle_mail(env, raw)
             imap.store(number, "+FLAGS", "\\Seen")
             handled += 1
     return handled
@@ -156,7 +183,7 @@ def poll_imap(env: Env, limit: int = 50) -> int:
 @click.option("--port", default=8025, show_default=True)
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (as Postfix's lmtp transport wants).")
 def inbound_command(host: str, port: int, lmtp: bool) -> None:
-    """Receive replies over SMTP or LMTP and play the moves they carry."""
+    """Receive replies over SMTP or LMTP and play the moves they carry; and bounces."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger(AIOSMTPD_LOG).setLevel(logging.WARNING)
     env = ready_env()
@@ -164,7 +191,7 @@ def inbound_command(host: str, port: int, lmtp: bool) -> None:
     controller.start()
     click.echo(
         f"pbem inbound: {'LMTP' if lmtp else 'SMTP'} on {host}:{port} for "
-        f"{env.config.reply_to('*')}; Ctrl+C stops it"
+        f"{env.config.reply_to('*')} and {env.config.bounce_to('*')}; Ctrl+C stops it"
     )
     try:
         while True:

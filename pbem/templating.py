@@ -22,6 +22,7 @@ from .i18n import (
     Reader,
     digits,
     gettext,
+    ngettext,
     reader,
     shown_duration,
     shown_number,
@@ -157,6 +158,7 @@ def register_filters(env: Environment) -> None:
         commitment_of_seed=commitment_of_seed,
         seed_from_contributions=seed_from_contributions,
         what_verify_checks=what_verify_checks,
+        bounce_told=bounce_told,
         on_windows=on_windows,
         rule_numbers=RULE_NUMBERS,
         bonus_sales=bonus_sales,
@@ -194,6 +196,31 @@ def seed_from_contributions(names: Sequence[str]) -> str:
         first=names[0],
         second=names[1],
     )
+
+
+def bounce_told(name: str, dealt: bool, days_per_move: int | None) -> str:
+    """What the other player is told when mail to ``name`` bounces, the same on their page
+    and in their mail (``services/mailing/bounces.py``). The clock is not stopped by a
+    bounce: the scheduler's clock job never looks at mail."""
+    first = gettext(
+        "Mail to %(name)s bounces: the server mails them nothing more until they sign in "
+        "again or change their address. Their link still works.",
+        name=name,
+    )
+    if not dealt:
+        second = gettext(
+            "Their invitation did not reach them: the game starts once they accept it. If "
+            "the address was wrong, start a new game with the right one."
+        )
+    elif days_per_move is None:
+        second = gettext("This game has no clock: it waits for their move.")
+    else:
+        second = ngettext(
+            "Their clock runs as usual: %(num)s day per move, whether mail reaches them or not.",
+            "Their clock runs as usual: %(num)s days per move, whether mail reaches them or not.",
+            days_per_move,
+        )
+    return f"{first} {second}"
 
 
 def what_verify_checks(mixed: bool) -> str:

@@ -1,7 +1,7 @@
 """A seat's mail mode wide enough for "invitations".
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-12-07
 
 The account's mail modes include "invitations" (no mail but invitations), which the
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0018"
-down_revision = "0016"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

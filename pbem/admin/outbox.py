@@ -1,4 +1,4 @@
-"""``pbem outbox``: the mail waiting to be sent or failed, and sending one again."""
+"""``pbem outbox``: the mail waiting to be sent, failed or bounced, and sending one again."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _no_words(about_n: int | None, pruned_at: datetime | None) -> str:
 @click.option("--all", "show_all", is_flag=True, help="Also list mail already sent.")
 @click.pass_context
 def outbox_group(ctx: click.Context, show_all: bool) -> None:
-    """List pending, sending and failed mail (`pbem outbox retry ID` sends one again)."""
+    """List pending, sending, failed and bounced mail (`pbem outbox retry ID` sends one again)."""
     if ctx.invoked_subcommand is not None:
         return
     from ..clock import iso
@@ -33,7 +33,7 @@ def outbox_group(ctx: click.Context, show_all: bool) -> None:
             f"{r.kind:<16} {r.to_addr}  {r.subject or _no_words(r.about_n, r.pruned_at)}{error}"
         )
     if not rows:
-        click.echo("no pending, sending or failed mail" if not show_all else "no mail")
+        click.echo("no pending, sending, failed or bounced mail" if not show_all else "no mail")
 
 
 @outbox_group.command("retry")

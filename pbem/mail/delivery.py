@@ -3,7 +3,9 @@
 A row is committed as ``sending`` before the relay is spoken to, and marked sent
 after. A failed send puts the row back to pending with a later ``next_attempt_at``
 (backoff), and after the last retry marks it failed with the error, so an SMTP
-outage loses nothing. What a crash can send twice: ``deliver_due``.
+outage loses nothing. A permanent refusal (5xx) of the recipient or of the mail marks
+it bounced at once, never tried again (docs/deploy.md, "Bounces"). What a crash can
+send twice: ``deliver_due``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ BACKOFF = (
 )
 
 
+#: A run looks for due rows again after one that bounced (the opponent's mail it queued),
+#: at most this many times in all.
+PASSES = 3
+
+
 def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
     """The mail of an outbox row, every header checked (``mail.headers``).
 
@@ -72,7 +79,8 @@ def build_message(row: OutboxMessage, mail_from: str) -> EmailMessage:
 
 
 class Backend(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+    def send(self, message: EmailMessage, sender: str | None = None) -> None:
+        """Send it; ``sender``: the envelope's return path (SMTP only; else the From)."""
 
     def close(self) -> None:
         """Let go of anything held between sends (``deliver_due`` calls it after a run)."""
@@ -84,7 +92,7 @@ class ConsoleBackend:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, sender: str | None = None) -> None:
         body = message.get_body(("plain",))
         text = body.get_content() if body is not None else ""
         bar = "-" * 72
@@ -104,7 +112,7 @@ class FileBackend:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, sender: str | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         name = message["Message-ID"].strip("<>").replace("@", "_").replace("/", "_")
         (self.folder / f"{name}.eml").write_bytes(message.as_bytes())
@@ -128,9 +136,9 @@ class SmtpBackend:
         self.timeout = timeout
         self._smtp: smtplib.SMTP | None = None
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, sender: str | None = None) -> None:
         try:
-            self._connection().send_message(message)
+            self._connection().send_message(message, from_addr=sender)
         except (OSError, smtplib.SMTPException):
             self.close()
             raise
@@ -186,10 +194,36 @@ def backend_for(config: Config) -> Backend:
 Write = Callable[[Session, OutboxMessage], None]
 #: Why a due row is no longer to be sent, or None (``services.mailing.writer.Writer.unwanted``).
 Unwanted = Callable[[Session, OutboxMessage], str | None]
+#: The return path of a row's mail, by its id (``services.mailing.bounces.return_path``).
+ReturnPath = Callable[[int], str | None]
+#: What follows a row's bounce, in the transaction that marks it bounced
+#: (``services.mailing.bounces.bounced``).
+Bounced = Callable[[Session, int], None]
 
 
 def _wanted(session: Session, row: OutboxMessage) -> str | None:
     return None
+
+
+def _no_return_path(row_id: int) -> str | None:
+    return None
+
+
+def _nothing(session: Session, row_id: int) -> None:
+    return None
+
+
+def permanent(exc: BaseException) -> bool:
+    """Whether the first hop refused the recipient or the mail for good (a 5xx reply).
+
+    A refused sender or login (5xx too) is the server's own setting, not the player's
+    address: that row backs off like a temporary failure, and the operator sees why."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _ in exc.recipients.values()]
+        return bool(codes) and all(500 <= code < 600 for code in codes)
+    if isinstance(exc, smtplib.SMTPDataError):
+        return 500 <= exc.smtp_code < 600
+    return False
 
 
 def deliver_due(
@@ -202,6 +236,8 @@ def deliver_due(
     write: Write,
     recover_after: timedelta,
     unwanted: Unwanted = _wanted,
+    return_path: ReturnPath = _no_return_path,
+    bounced: Bounced = _nothing,
 ) -> int:
     """Send the rows that are due; returns how many were sent.
 
@@ -212,13 +248,41 @@ def deliver_due(
     ``recover_after`` (docs/scaling.md, "Mail"). A row that cannot be written is kept
     with the error, like one the relay refused. A row that ``unwanted`` gives a reason
     against is marked dropped with it, and never sent.
+
+    A row the relay refuses for good is marked bounced and handed to ``bounced`` in the
+    same transaction; the mails that queues (the opponent told) go out in this same run.
     """
-    with db.read() as session:
-        due = outbox.due(session, clock.now(), limit)
+    todo = _Run(write, recover_after, unwanted, return_path, bounced)
+    seen: set[int] = set()
+    sent = 0
     try:
-        return _deliver(db, clock, backend, mail_from, due, write, recover_after, unwanted)
+        for _pass in range(PASSES):
+            with db.read() as session:
+                due = [i for i in outbox.due(session, clock.now(), limit) if i not in seen]
+            seen.update(due)
+            bounces_before = todo.bounces
+            sent += _deliver(db, clock, backend, mail_from, due, todo)
+            if todo.bounces == bounces_before or not due:
+                break
+        return sent
     finally:
         backend.close()
+
+
+class _Run:
+    """What one delivery run is given, and how many of its rows bounced."""
+
+    def __init__(
+        self,
+        write: Write,
+        recover_after: timedelta,
+        unwanted: Unwanted,
+        return_path: ReturnPath,
+        bounced: Bounced,
+    ) -> None:
+        self.write, self.recover_after, self.unwanted = write, recover_after, unwanted
+        self.return_path, self.bounced = return_path, bounced
+        self.bounces = 0
 
 
 def _deliver(
@@ -227,16 +291,16 @@ def _deliver(
     backend: Backend,
     mail_from: str,
     due: list[int],
-    write: Write,
-    recover_after: timedelta,
-    unwanted: Unwanted,
+    run: _Run,
 ) -> int:
     sent = 0
     for row_id in due:
         try:
-            claimed = _claim(db, clock.now(), mail_from, row_id, write, recover_after, unwanted)
+            claimed = _claim(
+                db, clock.now(), mail_from, row_id, run.write, run.recover_after, run.unwanted
+            )
             if claimed is not None:
-                sent += _send(db, clock, backend, row_id, *claimed)
+                sent += _send(db, clock, backend, row_id, *claimed, run)
         except DatabaseUnavailable:
             raise  # no row can be claimed or recorded: the next run tries again
         except Exception:  # one row's transaction failed: the others still go out
@@ -265,6 +329,8 @@ def _claim(
         reason = unwanted(session, row)
         if reason is not None:  # its reader saw what it tells: never sent
             outbox.mark_dropped(row, reason)
+            return None
+        if outbox.held(session, row):  # its address bounced since the run began: it waits
             return None
         if row.status == "sending":
             log.warning(
@@ -298,7 +364,13 @@ def _claim(
 
 
 def _send(
-    db: Database, clock: Clock, backend: Backend, row_id: int, message: EmailMessage, attempt: int
+    db: Database,
+    clock: Clock,
+    backend: Backend,
+    row_id: int,
+    message: EmailMessage,
+    attempt: int,
+    run: _Run,
 ) -> int:
     """Hand a claimed row's message to the backend and record the outcome; 1 if sent.
 
@@ -310,16 +382,18 @@ def _send(
         _unclaim(db, clock.now(), row_id, attempt)
         raise
     error = None
+    final = False
     try:
-        backend.send(message)
+        backend.send(message, run.return_path(row_id))
     except (OSError, smtplib.SMTPException) as exc:
         error = f"{type(exc).__name__}: {exc}"
+        final = permanent(exc)
     except Exception as exc:  # anything else a backend raises fails this row alone
         log.exception("outbox row %s could not be sent", row_id)
         error = f"{type(exc).__name__}: {exc}"
     for wait in (*RECORD_RETRIES, None):
         try:
-            return _record(db, clock.now(), row_id, attempt, error)
+            return _record(db, clock.now(), row_id, attempt, error, run if final else None)
         except DatabaseUnavailable as exc:
             if wait is None:
                 log.error(
@@ -333,12 +407,26 @@ def _send(
     raise AssertionError("unreachable")
 
 
-def _record(db: Database, now: datetime, row_id: int, attempt: int, error: str | None) -> int:
+def _record(
+    db: Database,
+    now: datetime,
+    row_id: int,
+    attempt: int,
+    error: str | None,
+    bounced: _Run | None = None,
+) -> int:
+    """Record the relay's answer: sent, failed (to retry), or, with ``bounced``, refused
+    for good: marked bounced, and what follows a bounce done in the same transaction."""
     with db.write(fenced=False) as session:
         if error is None:
             if not outbox.mark_sent(session, row_id, attempt, now):
                 log.warning("outbox row %s was sent, but claimed again meanwhile", row_id)
             return 1
+        if bounced is not None:
+            if outbox.mark_bounced(session, row_id, f"bounced: {error}", attempt):
+                bounced.bounced(session, row_id)
+                bounced.bounces += 1
+            return 0
         _failed(session, row_id, attempt, now, error)
         return 0
 

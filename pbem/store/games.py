@@ -39,7 +39,14 @@ def _open_query(lock: bool, vacations: bool) -> Select[Any]:
     query = (
         select(Game, *TAIL)
         .where(Game.public_id == bindparam("public_id"))
-        .options(seats.joinedload(Seat.vacations) if vacations else seats)
+        # the seat page's: the vacations, and whether mail to either seat bounces
+        .options(
+            *(
+                (seats.joinedload(Seat.vacations), seats.undefer(Seat.bouncing))  # type: ignore[attr-defined]
+                if vacations
+                else (seats,)
+            )
+        )
     )
     return query.with_for_update(of=Game) if lock else query
 

@@ -22,8 +22,10 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    exists,
+    func,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, column_property, mapped_column, relationship
 
 from ..engine import Status
 
@@ -241,6 +243,27 @@ class SchedulerLease(Base):
     holder: Mapped[str] = mapped_column(String(200))
     token: Mapped[int] = mapped_column(Integer)
     expires_at: Mapped[datetime]
+
+
+class Bouncing(Base):
+    """An address whose mail bounces (a permanent refusal or a delivery status
+    notification): mail to it is held until it is verified again or left
+    (``store/bounces.py``; docs/deploy.md, "Bounces")."""
+
+    __tablename__ = "bouncing"
+
+    address: Mapped[str] = mapped_column(String(254), primary_key=True)  # casefolded
+    since: Mapped[datetime]
+    outbox_id: Mapped[int | None]  #: the mail whose bounce marked it
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
+#: Whether mail to the seat's address bounces: loaded only where asked for (the seat
+#: page's one query, ``games.with_tail(..., vacations=True)``), else read on first use.
+Seat.bouncing = column_property(
+    exists().where(Bouncing.address == func.lower(Seat.email)),
+    deferred=True,
+)
 
 
 class InboundMail(Base):

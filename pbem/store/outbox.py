@@ -1,7 +1,8 @@
 """The outbox's recorder: queue rows, find the due ones, claim one and mark it sent or failed.
 
 Mails are rows written in the transaction that caused them (docs/architecture.md, invariant 5);
-the scheduler's delivery claims one row at a time in a transaction of its own and
+a row to an address that bounces is held (``due`` passes over it: ``NEVER_HELD``
+aside); the scheduler's delivery claims one row at a time in a transaction of its own and
 commits it as ``sending`` before it speaks to the relay; a second transaction records
 the outcome. A claim locks the row with ``SKIP LOCKED`` on PostgreSQL, so a second
 sender passes over a row being claimed; on SQLite the second sender waits for the write
@@ -28,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from .db import rowcount
-from .models import OutboxMessage
+from .models import Bouncing, OutboxMessage
 
 #: Compiled once; no RETURNING, so on PostgreSQL it is pipelined with the move's INSERT.
 INSERT = insert(cast(Table, OutboxMessage.__table__)).inline()
@@ -45,6 +46,23 @@ _CLAIM = (
     )
     .with_for_update(skip_locked=True)
 )
+
+
+#: Mails sent even to an address that bounces: signing in is how its player verifies it
+#: again, and the others go to a new address or tell its owner of one.
+NEVER_HELD = ("sign_in", "change_email", "address_taken")
+#: Rows held back: to an address that bounces (``store/bounces.py``), unless NEVER_HELD.
+_HELD = and_(
+    func.lower(OutboxMessage.to_addr).in_(select(Bouncing.address)),
+    OutboxMessage.kind.not_in(NEVER_HELD),
+)
+
+
+def held(session: Session, row: OutboxMessage) -> bool:
+    """Whether this row is held back: its address bounces. It stays pending, not lost."""
+    if row.kind in NEVER_HELD:
+        return False
+    return session.get(Bouncing, row.to_addr.strip().casefold()) is not None
 
 
 def undeliverable(address: str) -> bool:
@@ -268,7 +286,11 @@ def due(session: Session, now: datetime, limit: int) -> list[int]:
     return list(
         session.scalars(
             select(OutboxMessage.id)
-            .where(OutboxMessage.status.in_(CLAIMABLE), OutboxMessage.next_attempt_at <= now)
+            .where(
+                OutboxMessage.status.in_(CLAIMABLE),
+                OutboxMessage.next_attempt_at <= now,
+                ~_HELD,
+            )
             .order_by(OutboxMessage.id)
             .limit(limit)
         )
@@ -317,6 +339,34 @@ def mark_failed(
     else:
         values["status"], values["next_attempt_at"] = "pending", retry_at
     return rowcount(session.execute(_outcome(row_id, attempt).values(**values))) == 1
+
+
+def mark_bounced(session: Session, row_id: int, error: str, attempt: int | None = None) -> bool:
+    """The mail came back (a permanent refusal, or a delivery status notification later):
+    never sent again. ``attempt``: only if that attempt is still the row's one being sent.
+    False if it was not changed (bounced already, or claimed again meanwhile)."""
+    if attempt is None:
+        query = update(OutboxMessage).where(
+            OutboxMessage.id == row_id, OutboxMessage.status != "bounced"
+        )
+    else:
+        query = _outcome(row_id, attempt)
+    return rowcount(session.execute(query.values(status="bounced", last_error=error[:2000]))) == 1
+
+
+def readdress(session: Session, old: str, new: str) -> int:
+    """Send the mails not sent yet to ``old`` (any case) to ``new`` instead (a player's
+    confirmed new address); returns how many."""
+    done = session.execute(
+        update(OutboxMessage)
+        .where(
+            OutboxMessage.status == "pending",
+            func.lower(OutboxMessage.to_addr) == old.strip().casefold(),
+        )
+        .values(to_addr=new)
+        .execution_options(synchronize_session=False)
+    )
+    return rowcount(done)
 
 
 def mark_dropped(row: OutboxMessage, reason: str) -> None:

@@ -51,6 +51,8 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     "analysis_moves": ("SELECT", "INSERT", "DELETE"),
     # the scheduler's lease: taken (the first time inserted), renewed, checked FOR KEY SHARE
     "scheduler_lease": ("SELECT", "INSERT", "UPDATE"),
+    # an address whose mail bounces: marked, cleared when verified again or left
+    "bouncing": ("SELECT", "INSERT", "DELETE"),
 }
 
 #: Every table privilege PostgreSQL knows (before 17's MAINTAIN): the check compares all.

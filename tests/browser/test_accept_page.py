@@ -11,7 +11,7 @@ from sqlalchemy import select
 from pbem.services.core import access
 from pbem.services.play import new_games
 from pbem.store.models import Game, Seat
-from tests.conftest import own_database
+from tests.support import own_database
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

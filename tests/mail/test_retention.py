@@ -47,7 +47,7 @@ def _game_id(env, public_id: str) -> int:
 
 
 class _Null:
-    def send(self, message) -> None:
+    def send(self, message, sender=None) -> None:
         pass
 
     def close(self) -> None:

@@ -25,8 +25,8 @@ class Died(BaseException):
 class DiesAfterTheRelay(SmtpBackend):
     """A real SMTP conversation; the sender dies once the relay has said 250."""
 
-    def send(self, message) -> None:
-        super().send(message)
+    def send(self, message, sender=None) -> None:
+        super().send(message, sender)
         raise Died
 
 
@@ -38,11 +38,11 @@ class Watching(SmtpBackend):
         self.env = env
         self.seen: list[tuple[str, int]] = []
 
-    def send(self, message) -> None:
+    def send(self, message, sender=None) -> None:
         with self.env.db.read() as session:
             row = session.query(OutboxMessage).filter_by(message_id=message["Message-ID"]).one()
             self.seen.append((row.status, row.attempts))
-        super().send(message)
+        super().send(message, sender)
 
 
 def test_a_row_is_committed_as_sending_before_the_relay_hears_of_it(smtp_env, smtp_server):

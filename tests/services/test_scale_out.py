@@ -26,7 +26,7 @@ class Slow:
         self.sent: list[str] = []
         self.lock = threading.Lock()
 
-    def send(self, message) -> None:
+    def send(self, message, sender=None) -> None:
         time.sleep(0.01)
         with self.lock:
             self.sent.append(message["Message-ID"])

@@ -113,7 +113,7 @@ def test_console_and_file_backends_deliver_each_row_once(own_env, tmp_path):
 
 
 class Broken:
-    def send(self, message):
+    def send(self, message, sender=None):
         raise ConnectionRefusedError("SMTP server down")
 
     def close(self) -> None:

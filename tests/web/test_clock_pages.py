@@ -208,7 +208,7 @@ def test_a_mail_queued_to_an_erased_address_before_is_never_sent(env):
         def __init__(self) -> None:
             self.sent: list = []
 
-        def send(self, message) -> None:
+        def send(self, message, sender=None) -> None:
             self.sent.append(message)
 
         def close(self) -> None:

@@ -4,7 +4,8 @@ The games stay, and their records still verify: the move log stores seats, never
 people. The player's seat links and sessions end with the account. Of the outbox, the
 mails not sent yet to the player are dropped, and the sent ones keep no words and a
 placeholder for the recipient; the mails to others that name the player lose their words
-once sent, and are written again in the new name when not sent yet. Their sign-in links
+once sent, and are written again in the new name when not sent yet; the mark of an
+address whose mail bounced goes with the address. Their sign-in links
 keep a placeholder for each address and no IP address; their rows of the access log are
 reduced as every row is after the retention period (``privacy.reduce``). What the log
 itself holds (the moves, and the notes that came with them) is never rewritten.
@@ -20,6 +21,7 @@ from markupsafe import escape
 from sqlalchemy.orm import Session
 
 from ...store import access_log, outbox
+from ...store import bounces as bounce_rows
 from ...store import challenges as challenge_rows
 from ...store import players as player_rows
 from ...store.models import OutboxMessage, Player
@@ -57,6 +59,7 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         games = sorted({s.game_id for s in seats})
         # the mails not sent yet to the player: none goes out now; the sent ones keep no words
         outbox.drop_unsent(session, addresses, keys)
+        bounce_rows.clear(session, addresses)  # whether its mail bounced: the address goes
         outbox.forget_recipient(session, addresses, keys, placeholder, label, now)
         outbox.forget_asked(session, sorted(asked), label, now)
         for name in names:

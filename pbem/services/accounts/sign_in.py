@@ -17,6 +17,7 @@ from ..core.access import Client, note_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, player_for
+from ..mailing import bounces
 from . import sign_in_links
 from .address_change import move_address
 
@@ -81,10 +82,13 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
         if link.purpose == "change-email":
             player = session.get(Player, link.player_id)
             assert player is not None and link.new_email is not None
+            bounces.moved(session, player.email, link.new_email)
             move_address(session, player, link.new_email)
         else:
             player = player_for(session, link.email, link.email.split("@")[0], now)
         player.verified_at = player.verified_at or now
+        # the address just took a mail: it no longer bounces
+        bounces.clear(session, [link.new_email or link.email])
         link.player_id = player.id
         note_access(
             session,

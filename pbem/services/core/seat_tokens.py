@@ -27,6 +27,10 @@ UNSUBSCRIBE_SALT = "pbem/unsubscribe/1"
 #: ``<game>-<seat>-<move number>-<key version>-<mac>``: lowercase only, because mail
 #: servers may fold the case of an address's local part.
 REPLY_TOKEN = re.compile(rf"^{REPLY_TOKEN_SHAPE}$")
+BOUNCE_SALT = b"pbem/bounce-address/1"
+#: ``<outbox row id>-<mac>``, the local part's tail of a mail's return path (VERP):
+#: lowercase, for mail servers that fold the case of a local part.
+BOUNCE_TOKEN = re.compile(r"^([0-9]{1,12})-([a-z2-7]{16})$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,7 @@ class LinkSigner:
         self._seat = URLSafeSerializer(secret_key, salt=SEAT_SALT)
         self._unsubscribe = URLSafeSerializer(secret_key, salt=UNSUBSCRIBE_SALT)
         self._reply_key = hashlib.sha256(REPLY_SALT + secret_key.encode()).digest()
+        self._bounce_key = hashlib.sha256(BOUNCE_SALT + secret_key.encode()).digest()
         # A token's meaning is a pure function of the key, so both directions are
         # kept: every move signs two links for its mails and opens its own twice.
         self.seat_token = lru_cache(maxsize=4096)(self.seat_token)  # type: ignore[method-assign]
@@ -113,6 +118,24 @@ class LinkSigner:
         ):
             return UnsubscribeClaim(public_id=data[1], seat=data[2])
         return None
+
+    def _bounce_mac(self, row_id: int) -> str:
+        digest = hmac.new(self._bounce_key, str(row_id).encode(), hashlib.sha256).digest()[:10]
+        return base64.b32encode(digest).decode().lower()
+
+    def bounce_token(self, row_id: int) -> str:
+        """The token of an outbox row's return path: a bounce to it is of that mail alone."""
+        return f"{row_id}-{self._bounce_mac(row_id)}"
+
+    def open_bounce(self, token: str) -> int | None:
+        """The outbox row id of a genuine bounce token; None for a forged or malformed one."""
+        match = BOUNCE_TOKEN.match(token.strip().lower())
+        if match is None:
+            return None
+        row_id = int(match.group(1))
+        if not hmac.compare_digest(match.group(2), self._bounce_mac(row_id)):
+            return None
+        return row_id
 
     def seat_token(self, public_id: str, seat: int, key_version: int) -> str:
         return self._seat.dumps([public_id, seat, key_version])

@@ -19,9 +19,9 @@ from .writer import Writer
 
 
 def listing(env: Env, *, show_all: bool = False, limit: int = 500) -> list[OutboxMessage]:
-    """The newest rows first: those not sent (pending, sending, failed), or (``show_all``)
-    every one."""
-    unsent = ("pending", "sending", "failed")
+    """The newest rows first: those not sent (pending, sending, failed, bounced), or
+    (``show_all``) every one."""
+    unsent = ("pending", "sending", "failed", "bounced")
     with env.db.read() as session:
         return outbox_store.recent(session, limit, None if show_all else unsent)
 

@@ -23,6 +23,7 @@ from ..core.errors import Missing
 from ..core.integrity import Flag
 from ..core.log import authenticate, game_row
 from ..core.replayed import Entry, played, seat_names
+from ..mailing.bounces import bouncing_seats
 from .deadlines import TurnClock
 from .turns import MIN_AWAY_DAYS, away_reach, current_clock, turn_started, vacation_left
 
@@ -83,6 +84,8 @@ class SeatPage:
     late: bool = False
     #: The computer is to move: the scheduler plays its move within seconds.
     thinking: bool = False
+    #: For each seat, whether mail to its address bounces (``mailing/bounces.py``).
+    bouncing: tuple[bool, ...] = (False, False)
 
     @property
     def away_more(self) -> bool:
@@ -124,6 +127,8 @@ class WaitingPage:
     #: The seat that started the game (seat 0, who filled in the home page or posted the
     #: challenge); None for a rematch, which either player may have asked for.
     inviter: int | None = 0
+    #: For each seat, whether mail to its address bounces (``mailing/bounces.py``).
+    bouncing: tuple[bool, ...] = (False, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +178,7 @@ def seat_page(
     """
     with env.db.autocommit() as session:
         game, seat = authenticate(env, session, token, vacations=True)
+        bouncing = bouncing_seats(game.seats)
         if not game.dealt:
             note_use(session, env, game, seat, action, client, seen_n=0)
             return WaitingPage(
@@ -183,6 +189,7 @@ def seat_page(
                 game.seats[1 - seat.seat].contribution is not None,
                 Reader(seat.language, seat.timezone),
                 None if game.rematch_of is not None else 0,
+                bouncing,
             )
         log = played(env, session, game)
         note_use(session, env, game, seat, action, client, seen_n=log.n)
@@ -210,6 +217,7 @@ def seat_page(
             reader=Reader(seat.language, seat.timezone),
             late=playing and match.overdue == seat.seat,
             thinking=playing and info.computer is not None and match.to_move == info.computer[0],
+            bouncing=bouncing,
         )
 
 

@@ -27,7 +27,7 @@ from ..core.errors import Frozen
 from ..core.log import log_rows, state_of
 from ..core.replayed import owed_entry, turn_after
 from ..core.status import GameStatus
-from ..mailing import address_mails, queued_mails
+from ..mailing import address_mails, bounces, queued_mails
 from ..mailing.seat_mail import seat_link
 from ..mailing.writer import Writer
 from ..play.deadlines import Interval, after_running, reminder_due, turn_clock
@@ -79,8 +79,10 @@ def _game_clock(env: Env, game_id: int, report: ClockReport) -> None:
         timed_out = clock.deadline is not None and now >= clock.deadline
         if clock.away:
             return
-        # an erased player's seat is mailed nothing (its clock still runs out)
-        mailable = not outbox_rows.undeliverable(game.seats[seat].email)
+        # an erased player's seat is mailed nothing (its clock still runs out); nor is one
+        # whose mail bounces: held, reminders would all come late at once when it is fixed
+        to_seat = game.seats[seat]
+        mailable = not outbox_rows.undeliverable(to_seat.email) and not to_seat.bouncing  # type: ignore[attr-defined]
         if (
             mailable
             and not timed_out
@@ -131,7 +133,8 @@ def _reminded_lately(
 
 def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
     """Send the outbox's due mails, writing those queued unwritten and dropping a "your
-    turn" whose move the seat's page showed; returns how many went."""
+    turn" whose move the seat's page showed; each with its own return path, and one the
+    relay refuses for good bounced (``mailing/bounces.py``); returns how many went."""
     writer = Writer(env)
     return deliver_due(
         env.db,
@@ -142,6 +145,8 @@ def deliver_mail(env: Env, backend: Backend, limit: int = 50) -> int:
         write=writer.write,
         recover_after=timedelta(seconds=env.config.mail_recover_after),
         unwanted=writer.unwanted,
+        return_path=bounces.return_path(env),
+        bounced=bounces.bounced(env),
     )
 
 
