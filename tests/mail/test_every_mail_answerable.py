@@ -14,6 +14,7 @@ from pbem.mail.delivery import build_message
 from pbem.mail.inbound import reply_tokens
 from pbem.services.accounts import address_change, sign_in
 from pbem.services.core import access
+from pbem.services.mailing import bounces
 from pbem.services.mailing.writer import Writer
 from pbem.services.play import (
     game_clock,
@@ -34,7 +35,7 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
 KINDS = {p.stem for p in TEMPLATES.glob("*.txt") if not p.stem.startswith("_")}
 #: Mails that cannot be answered: the game is over, several games at once, or an
 #: account's one-time link; each says so in its text.
-UNANSWERABLE = {"game_over", "digest", "sign_in", "change_email", "address_taken"}
+UNANSWERABLE = {"game_over", "digest", "sign_in", "change_email", "address_taken", "bounced"}
 #: Mails a person asked for just now, on the web, to reach their account: switching
 #: them off would lock the person out, so they carry no List-Unsubscribe.
 ACCOUNT_LINKS = {"sign_in", "change_email", "address_taken"}
@@ -199,6 +200,18 @@ def test_every_kind_of_mail_is_answerable_or_says_it_is_not(env):
         ada_id = ada.id
     address_change.request_email_change(env, ada_id, "ans-new@example.test", access.Client())
     address_change.request_email_change(env, ada_id, emails[1], access.Client())
+    seen.check_new()
+    # a mail to Bo bounces: Ada, in the game still running, is told
+    with env.db.read() as session:
+        to_bo = session.scalars(
+            select(OutboxMessage.id).where(OutboxMessage.to_addr == emails[1])
+        ).all()[-1]
+    bounce = (
+        "From: MAILER-DAEMON@example.test\r\nSubject: Undelivered Mail Returned to Sender\r\n"
+        "\r\nThe mail could not be delivered: user unknown.\r\n"
+    ).encode()
+    address = bounces.return_path(env)(to_bo)
+    assert bounces.handle_bounce(env, bounce, [address]).outcome == "bounced"
     seen.check_new()
     assert seen.unanswerable == UNANSWERABLE | {"refusal"}  # the refusal of a finished game
     assert seen.kinds == KINDS, (sorted(KINDS - seen.kinds), sorted(seen.kinds - KINDS))

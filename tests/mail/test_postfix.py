@@ -4,8 +4,8 @@
 An invitation goes out through Postfix to the players' stand-in mail server (aiosmtpd);
 the player's reply comes in through Postfix's SMTP port and is played; a forged reply
 address gets 550 at RCPT, from Postfix, to the sending server; mail the stand-in server
-refuses bounces, and Postfix delivers the bounce to the ``bounce+…`` address, which
-reaches the receiver. The configuration is ``deploy/postfix/``'s files, which the doc
+refuses bounces, Postfix delivers the bounce to that mail's ``bounce+…`` return path,
+and the receiver marks the mail bounced and tells the opponent. The configuration is ``deploy/postfix/``'s files, which the doc
 quotes word for word (checked here too, without Postfix).
 """
 
@@ -22,10 +22,14 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from sqlalchemy import select
 
 from pbem.mail.delivery import SmtpBackend
+from pbem.services.core import access
+from pbem.services.mailing import bounces
 from pbem.services.play import game_pages, new_games
 from pbem.services.scheduled import jobs
+from pbem.store.models import OutboxMessage
 from tests.mail import postfix as pf
 from tests.mail.conftest import free_port
 from tests.reliability.test_logs import start, stop, wait_for_port
@@ -108,6 +112,11 @@ def postfix_ports():
     return free_port(), free_port(), free_port()
 
 
+def _status(env, row_id: int) -> str:
+    with env.db.read() as session:
+        return session.get(OutboxMessage, row_id).status
+
+
 @pytest.mark.slow
 def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, tmp_path):
     smtp_port, relay_port, receiver_port = postfix_ports
@@ -135,6 +144,7 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
             smtp_port=smtp_port,
             mail_from="Jaipur by mail <jaipur@example.org>",
             reply_address=f"play@{REPLY_DOMAIN}",
+            bounce_address=f"bounce@{REPLY_DOMAIN}",  # the default the receiver derives
         )
         created = new_games.create_game(
             env,
@@ -181,15 +191,35 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
         probed = re.findall(r"to=<([^>]+)>.*status=deliverable", maillog)
         assert probed and all(a.endswith(f"@{REPLY_DOMAIN}") for a in probed), probed
 
-        # a mail the players' server refuses bounces; the bounce goes to the envelope
-        # sender, a bounce+… address, and Postfix hands it to the receiver
-        bounce_address = f"bounce+{created.public_id}-0-1-1-{'a' * 24}@{REPLY_DOMAIN}"
-        lost = EmailMessage()
-        lost["From"], lost["To"], lost["Subject"] = "jaipur@example.org", GHOST, "Your move"
-        lost["Message-ID"] = "<lost-1@example.org>"
-        lost.set_content("It is your move.")
-        with smtplib.SMTP("127.0.0.1", smtp_port) as smtp:
-            smtp.send_message(lost, from_addr=bounce_address, to_addrs=[GHOST])
+        # a mail the players' server refuses bounces: the bounce goes to the mail's own
+        # return path (bounce+<signed row id>@reply domain), Postfix hands it to the
+        # receiver, the mail is marked bounced and the opponent told
+        ghost_game = new_games.create_game(
+            env,
+            (
+                new_games.PlayerIn("Cy", "cy@remote.test"),
+                new_games.PlayerIn("Ghost", GHOST),
+            ),
+            first_player=0,
+        )
+        assert jobs.deliver_mail(env, SmtpBackend(env.config)) >= 2
+        with env.db.read() as session:
+            lost_id = session.scalars(
+                select(OutboxMessage.id).where(OutboxMessage.to_addr == GHOST)
+            ).one()
+        bounce_address = bounces.return_path(env)(lost_id)
+        assert bounce_address.startswith("bounce+") and bounce_address.endswith(REPLY_DOMAIN)
+        end = time.monotonic() + 60
+        while _status(env, lost_id) != "bounced":
+            assert time.monotonic() < end, postfix.log()[-4000:] + log.read_text()[-2000:]
+            time.sleep(0.2)
+        with env.db.read() as session:
+            told = session.scalars(
+                select(OutboxMessage).where(OutboxMessage.kind == "bounced")
+            ).one()
+            assert told.to_addr == "cy@remote.test" and told.game_id is not None
+        page = game_pages.seat_page(env, ghost_game.tokens[0], access.Client())
+        assert page.bouncing == (False, True)
         # (an unknown user of the host's own domains is refused to pbem at RCPT instead,
         # a permanent 5xx at the first hop, with no bounce)
         with smtplib.SMTP("127.0.0.1", smtp_port) as smtp:
@@ -203,7 +233,7 @@ def test_replies_and_bounces_through_the_documented_postfix(env, postfix_ports, 
             f"to=<{bounce_address}>, relay=127.0.0.1[127.0.0.1]:{receiver_port}"
         )
         assert re.search(r"from=<>, size=\d+, nrcpt=1", maillog), maillog[-3000:]
-        assert "bounce+[token]@" + REPLY_DOMAIN in log.read_text(), log.read_text()
+        assert "bounce bounced: outbox rows" in log.read_text(), log.read_text()
 
         # the local sendmail command skips smtpd's checks; only root and postfix may give it
         # another envelope sender, so a reply it hands over is bounced to its own user
