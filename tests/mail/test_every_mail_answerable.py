@@ -207,9 +207,9 @@ def test_every_kind_of_mail_is_answerable_or_says_it_is_not(env):
             select(OutboxMessage.id).where(OutboxMessage.to_addr == emails[1])
         ).all()[-1]
     bounce = (
-        "From: MAILER-DAEMON@example.test\r\nSubject: Undelivered Mail Returned to Sender\r\n"
-        "\r\nThe mail could not be delivered: user unknown.\r\n"
-    ).encode()
+        b"From: MAILER-DAEMON@example.test\r\nSubject: Undelivered Mail Returned to Sender\r\n"
+        b"\r\nThe mail could not be delivered: user unknown.\r\n"
+    )
     address = bounces.return_path(env)(to_bo)
     assert bounces.handle_bounce(env, bounce, [address]).outcome == "bounced"
     seen.check_new()
