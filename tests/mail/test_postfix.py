@@ -5,8 +5,8 @@ An invitation goes out through Postfix to the players' stand-in mail server (aio
 the player's reply comes in through Postfix's SMTP port and is played; a forged reply
 address gets 550 at RCPT, from Postfix, to the sending server; mail the stand-in server
 refuses bounces, Postfix delivers the bounce to that mail's ``bounce+…`` return path,
-and the receiver marks the mail bounced and tells the opponent. The configuration is ``deploy/postfix/``'s files, which the doc
-quotes word for word (checked here too, without Postfix).
+and the receiver marks the mail bounced and tells the opponent. The configuration is
+``deploy/postfix/``'s files, which the doc quotes word for word (checked here too, without Postfix).
 """
 
 from __future__ import annotations
