@@ -235,3 +235,68 @@ def test_my_games_names_the_computer_in_the_readers_words(client, env):
     sign_in(client, env, "ada@example.test")
     page = client.get("/me?lang=zh").text
     assert "电脑（普通）" in page and "Computer (normal)" not in page
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, language):
+    """The access log keeps its stable English keys (``move``, ``take diamond (via web)``);
+    the audit page says each line in the reader's words, the move in its notation and how
+    it came in. Only what a player typed is shown as logged."""
+    from pbem.services.play.moves import MoveRefused
+    from pbem.services.records import replay_access
+
+    seats = tuple(
+        games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+        for name in NAMES
+    )
+    public_id = games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
+    play(env, public_id, 2)  # Ada's move 1, Bo's move 2: Ada to move
+    mine, who = token(env, public_id, 0), access.Client(ip="192.0.2.1")
+    games.seat_page(env, mine, who)
+    games.seat_page(env, mine, who, action="api-view")
+    replay_access.open_seat(env, mine, who)
+    game_records.export_record(env, token=mine, client=who)
+    seat_settings.set_mail_mode(env, mine, "digest", who, all_games=True)
+    seat_settings.set_receipts(env, mine, "none", who)
+    seat_settings.set_reader(env, mine, language, "Asia/Tehran", who)
+    seat_settings.set_away(env, mine, 2, who)
+    seat_settings.come_back(env, mine, who)
+    games.legal_moves(env, mine, who)
+    with pytest.raises(MoveRefused):
+        moves.submit_move(env, mine, 3, "sell camel", who)
+    move = "take camels"
+    moves.preview_move(env, mine, 3, move, who, language="en")
+    moves.submit_move(env, mine, 3, move, who, language="en")
+    client.get(f"/s/{mine}/audit/3")
+    page = client.get(f"/s/{mine}/audit/3")
+    assert page.status_code == 200
+    cells = dict.fromkeys(
+        re.findall(r'<td data-action="([^"]+)">(.*?)</td>', page.text, flags=re.S)
+    )
+    actions = {action for action, _ in cells}
+    assert actions >= {
+        "view",
+        "api-view",
+        "replay",
+        "export",
+        "mail-mode",
+        "receipts",
+        "language",
+        "away",
+        "back",
+        "api-legal",
+        "refused",
+        "preview",
+        "move",
+        "audit",
+    }, actions
+    left: list[str] = []
+    for action, cell in cells:
+        if action == "refused":  # what the player typed, as typed
+            cell = re.sub(r'<code dir="auto" class="logged">.*?</code>', " ", cell)
+        words = visible(cell)
+        assert words.strip(), action
+        left += check(language, f"audit, {action}", words)
+        if action == "move":
+            assert "<code" in cell and "via" not in visible(cell.replace("<code", "<x"))
+    assert not left, "\n".join(left)
