@@ -17,7 +17,7 @@ from markupsafe import escape
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account, Seal
-from . import digits, isolate, ngettext, reader
+from . import digits, isolate, ngettext, reader, shown_list
 from . import gettext as _
 from .notation import card_name, written
 
@@ -266,13 +266,16 @@ def _localized_param(name: str, value: Any) -> Any:
         return number(value) if isinstance(value, int) else value
     if value in CARD_WORDS:
         return card_label(Card.from_word(value))
-    if name in ("cards", "goods"):  # a list of card words (a selection read canonically)
-        sep = ", " if ", " in value else " "
-        parts = value.split(sep)
+    if name == "goods":  # a list of card words, joined as the reader joins a list
+        parts = value.split(", ")
         if all(part in CARD_WORDS for part in parts):
-            return sep.join(card_label(Card.from_word(part)) for part in parts)
+            return shown_list(card_label(Card.from_word(part)) for part in parts)
+    if name == "cards":  # card words of a move's notation ('exchange {cards} for …')
+        parts = value.split(" ")
+        if all(part in CARD_WORDS for part in parts):
+            return " ".join(card_label(Card.from_word(part)) for part in parts)
     if name == "choices":
-        return format_list(value.split(" or "), style="or", locale=reader().locale)
+        return shown_list(value.split(" or "), style="or")
     return value
 
 
