@@ -109,3 +109,37 @@ def test_pages_and_mails_join_with_the_readers_commas(client, env, language):
         for where, text in (("text", prose(mail.text_body)), ("html", visible(mail.html_body))):
             text = re.sub(r"https?://\S+|\S+@\S+", " ", text)
             assert not _commas(text), (mail.kind, where, _commas(text))
+
+
+@pytest.mark.parametrize("language", ["uk", "zh", "fa"])
+def test_the_digest_joins_each_games_line_the_readers_way(env, language):
+    """A digest's line (the game, the last move, the deadline) is a list of the reader's:
+    Ukrainian joins its last two with "і", Chinese with "和", Persian with "و"."""
+    from sqlalchemy import select
+
+    from pbem.services.play import seat_settings
+    from pbem.services.scheduled import jobs
+    from pbem.store.models import OutboxMessage
+
+    seats = tuple(
+        games.PlayerIn(name, f"{name.lower()}-{language}@example.test", language, "UTC")
+        for name in ("Ada", "Bo")
+    )
+    clock = games.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+    public_id = games.create_game(env, seats, first_player=0, clock=clock).public_id
+    for seat in (0, 1):
+        seat_settings.set_mail_mode(env, token(env, public_id, seat), "digest", access.Client())
+    play(env, public_id, 2)
+    env.clock._now = env.clock.now().replace(hour=8)
+    assert jobs.send_digests(env) >= 1
+    with env.db.read() as session:
+        digest = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == "digest", OutboxMessage.to_addr == seats[0].email
+            )
+        ).first()
+    assert digest is not None
+    line = next(x for x in digest.text_body.splitlines() if x.startswith("* "))
+    assert AND[language] in line, line
+    if language in ("fa", "zh"):  # their own commas: "،", "、"
+        assert "," not in line, line
