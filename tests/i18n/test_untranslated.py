@@ -109,6 +109,7 @@ def _strip(text: str) -> str:
     text = re.sub(r"https?://\S+|\S+@\S+|/[sgr]/\S+|\b[0-9a-f]{12,}\b", " ", text)
     text = re.sub(r"\bjaipur-[\w./-]+|\bpbem[\w./-]*|[\w-]+\.(?:json|whl)\b", " ", text)
     text = re.sub(r"\S*[\\/]\S+", " ", text)  # a path, a time zone's IANA name
+    text = re.sub(r"\b[0-9]{1,3}\.[0-9]{1,3}\.x\.x\b", " ", text)  # an address's network
     text = re.sub(r"\b(?:HMAC-)?SHA-?256\b|\bpython3\b", " ", text, flags=re.I)
     for name in NAMES:
         text = re.sub(rf"\b{name}\b", " ", text)
@@ -299,4 +300,48 @@ def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, la
         left += check(language, f"audit, {action}", words)
         if action == "move":
             assert "<code" in cell and "via" not in visible(cell.replace("<code", "<x"))
+    assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_english_left_on_the_other_pages(client, env, language):
+    """Home, privacy, the public game page while it runs and once over, signing in, my
+    games, challenges, a player's public page, the ratings, "what if" and the download
+    page: the same checks as the seat page's."""
+    from tests.web.test_players import sign_in
+
+    running = games.create_game(
+        env,
+        tuple(
+            games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+            for name in NAMES
+        ),
+        first_player=0,
+        clock=CLOCK,
+    ).public_id
+    play(env, running, 6)
+    over = _game(env, language)
+    signed_in = client.application.test_client()
+    sign_in(signed_in, env, "ada@example.test")
+    me = signed_in.get(f"/me?lang={language}")
+    player = re.search(r'href="(/p/[^"]+)"', me.text).group(1)
+    pages = {
+        "home": "/",
+        "privacy": "/privacy",
+        "public page, running": f"/g/{running}",
+        "public page, over": f"/g/{over}",
+        "sign in": "/signin",
+        "challenges": "/challenges",
+        "player": player,
+        "ratings": "/ratings",
+        "what if": f"/g/{over}/whatif?n=3",
+        "download": "/download",
+    }
+    left: list[str] = []
+    for where, url in {"my games": "/me", **pages}.items():
+        browser = signed_in if where == "my games" else client
+        page = browser.get(url + ("&" if "?" in url else "?") + f"lang={language}")
+        assert page.status_code == 200, (where, page.status_code)
+        main = page.text.split("<main", 1)[1].split("</main>", 1)[0]
+        left += check(language, where, visible("<main" + main))
     assert not left, "\n".join(left)
