@@ -320,6 +320,14 @@ def test_no_english_left_on_the_other_pages(client, env, language):
         clock=CLOCK,
     ).public_id
     play(env, running, 6)
+    waiting = games.create_game(
+        env,
+        tuple(
+            games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+            for name in NAMES
+        ),
+        await_players=True,
+    )
     over = _game(env, language)
     signed_in = client.application.test_client()
     sign_in(signed_in, env, "ada@example.test")
@@ -329,6 +337,8 @@ def test_no_english_left_on_the_other_pages(client, env, language):
         "home": "/",
         "privacy": "/privacy",
         "public page, running": f"/g/{running}",
+        "created": f"/g/{waiting.public_id}/created",
+        "accept": f"/s/{waiting.tokens[0]}",
         "public page, over": f"/g/{over}",
         "sign in": "/signin",
         "challenges": "/challenges",
