@@ -247,7 +247,7 @@ def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, la
     from pbem.services.records import replay_access
 
     seats = tuple(
-        games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+        games.PlayerIn(name, f"{name.lower()}-audit@example.test", language, "Asia/Tehran")
         for name in NAMES
     )
     public_id = games.create_game(env, seats, first_player=0, clock=CLOCK).public_id

@@ -41,7 +41,11 @@ def test_a_rematch_names_no_inviter(client, env):
         old = session.scalars(select(Game).where(Game.public_id == first)).one().id
     made = games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo", "bo@example.test")),
+        # in English whatever an earlier test chose for these addresses' accounts
+        (
+            games.PlayerIn("Ada", "ada@example.test", "en"),
+            games.PlayerIn("Bo", "bo@example.test", "en"),
+        ),
         await_players=True,
         rematch_of=old,
     )
