@@ -24,6 +24,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from pbem.engine.errors import MoveError
+from pbem.i18n import use_reader
+from pbem.i18n.words import error_text
 from pbem.services.core import access
 from pbem.services.play import computer, games, link_recovery, moves, seat_settings
 from pbem.services.records import game_records
@@ -242,7 +245,7 @@ def test_my_games_names_the_computer_in_the_readers_words(client, env):
 def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, language):
     """The access log keeps its stable English keys (``move``, ``take diamond (via web)``);
     the audit page says each line in the reader's words, the move in its notation and how
-    it came in. Only what a player typed is shown as logged."""
+    it came in, a refusal's reason too. Only what a player typed is shown as logged."""
     from pbem.services.play.moves import MoveRefused
     from pbem.services.records import replay_access
 
@@ -293,9 +296,11 @@ def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, la
     }, actions
     left: list[str] = []
     for action, cell in cells:
-        if action == "refused":  # what the player typed, as typed
-            cell = re.sub(r'<code dir="auto" class="logged">.*?</code>', " ", cell)
-        words = visible(cell)
+        words = visible(cell)  # what the player typed is <code>, as typed
+        if action == "refused":  # the reason in the reader's words, as the seat page says it
+            with use_reader(language):
+                reason = error_text(MoveError("sell_camel"))
+            assert reason in html.unescape(cell) and "'sell camel'" in html.unescape(cell)
         assert words.strip(), action
         left += check(language, f"audit, {action}", words)
         if action == "move":
@@ -355,3 +360,22 @@ def test_no_english_left_on_the_other_pages(client, env, language):
         main = page.text.split("<main", 1)[1].split("</main>", 1)[0]
         left += check(language, where, visible("<main" + main))
     assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_rule_refusal_reads_back_from_the_log_in_the_readers_words(language):
+    """The access log keeps a refusal's reason in English; the audit reads it back as the
+    rule's refusal and says it as the seat page would (``words.logged_refusal``)."""
+    from pbem.engine.errors import MESSAGES
+    from pbem.i18n.words import logged_refusal
+
+    numbers = {"count", "have", "n", "size", "num", "limit", "hand", "market"}
+    for code, message in MESSAGES.items():
+        params: dict[str, object] = {}
+        for name in re.findall(r"\{(\w+)\}", message):
+            params[name] = 2 if name in numbers else "gold" if name == "card" else "zq"
+        refused = MoveError(code, **params)
+        with use_reader(language):
+            assert logged_refusal(str(refused)) == error_text(refused), code
+    with use_reader(language):
+        assert logged_refusal("the game has moved on") is None  # no rule's: shown as logged

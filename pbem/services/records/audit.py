@@ -24,6 +24,7 @@ from ...engine.record import RECORD_V1
 from ...engine.verify import verify_chain
 from ...i18n import LANGUAGES, Reader, shown_duration
 from ...i18n import lazy_gettext as _l
+from ...i18n.words import logged_refusal
 from ...store import access_log
 from ...store.models import Game
 from ..core import privacy
@@ -108,6 +109,8 @@ _SETTINGS_CHANGED: dict[tuple[str, bool], Any] = {
     ),
 }
 _VIA = re.compile(r"(?P<move>.+) \(via (?P<source>[a-z]+)\)")
+#: ``services.play.moves``' refusal: what was typed (``repr``), then the English reason.
+_REFUSED = re.compile(r"(?P<typed>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"): (?P<reason>.+)", re.S)
 _MOVE_N = re.compile(r"move (?P<n>[0-9]+)")
 _AWAY = re.compile(r"(?P<days>[0-9.]+) days asked, away until (?P<until>\S+)")
 _SETTING = re.compile(r"(?P<value>[a-z]+)(?P<all> \(all games\))?")
@@ -121,6 +124,10 @@ def told(a: Access) -> Told:
         if via is not None:
             move = via["move"] if a.action == "move" else None
             return Told(ACTIONS[a.action], move, via["source"])
+    elif a.action == "refused" and (m := _REFUSED.fullmatch(detail)):
+        reason = logged_refusal(m["reason"])
+        if reason is not None:
+            return Told(_l("a move was refused: %(reason)s", reason=reason), logged=m["typed"])
     elif a.action == "preview" and detail:
         return Told(ACTIONS["preview"], move=detail)
     elif a.action in ("audit", "evidence") and (m := _MOVE_N.fullmatch(detail)):
