@@ -39,7 +39,11 @@ def finished_mixed_game(env, moves_first: int = 12) -> str:
     """A game started as on the web: both seats add their bytes, a few moves, a resignation."""
     created = games.create_game(
         env,
-        (games.PlayerIn("Ada", "ada@example.test"), games.PlayerIn("Bo O'Neil", "bo@example.test")),
+        # in English whatever an earlier test chose for these addresses' accounts
+        (
+            games.PlayerIn("Ada", "ada@example.test", "en"),
+            games.PlayerIn("Bo O'Neil", "bo@example.test", "en"),
+        ),
         await_players=True,
     )
     for token in created.tokens:
