@@ -40,10 +40,18 @@ def utc(moment: datetime | None) -> str:
     return digits(as_utc(moment).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def when(moment: datetime | None) -> str:
-    """``2 Dec 2026, 12:35 (GMT+03:30)``: in the reader's language and time zone."""
+def when(moment: datetime | str | None) -> str:
+    """``2 Dec 2026, 12:35 (GMT+03:30)``: in the reader's language and time zone. A record
+    file's time (an ISO text) too; one that does not read as a time is shown as it is."""
     if moment is None:
         return ""
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment)
+        except ValueError:
+            return moment
+        if moment.tzinfo is None:
+            return moment.isoformat()
     return _when(as_utc(moment), reader())
 
 

@@ -12,6 +12,7 @@ from pbem.i18n import shown_number, use_reader
 from pbem.services.core import access
 from pbem.services.play import games, moves
 from tests.mail.play import play, to_move, token
+from tests.web.test_record_uploads import short  # noqa: F401 - a fixture
 
 PERSIAN = re.compile("[\u06f0-\u06f9]")
 
@@ -126,3 +127,18 @@ def test_every_numbered_list_of_a_persian_page_counts_in_persian_digits():
     for selector, body in rules:
         if re.search(r"\bol\b", selector) and "list-style" in body and "persian" not in body:
             assert "none" in body, (selector, body)
+
+
+def test_a_record_files_replay_writes_its_times_in_persian_digits(client, short):  # noqa: F811
+    """An uploaded record's moves carry their times as ISO text: shown as the reader reads a
+    time, in Persian digits on a Persian page."""
+    import json
+
+    from tests.web.test_players import csrf_of
+    from tests.web.test_record_uploads import _upload
+
+    answer = _upload(client, json.dumps(short).encode(), csrf_of(client.get("/").text))
+    page = client.get(answer.headers["Location"] + "?n=3&lang=fa")
+    assert page.status_code == 200
+    assert "<time datetime=" in page.text
+    assert not _latin_digits(page.text), _latin_digits(page.text)
