@@ -11,6 +11,7 @@ from typing import Any
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
 from babel.lists import format_list
 from jinja2 import Environment, pass_context
+from markupsafe import Markup, escape
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
@@ -25,6 +26,7 @@ from .i18n import (
     ngettext,
     reader,
     shown_duration,
+    shown_list,
     shown_number,
     shown_percent,
 )
@@ -39,10 +41,19 @@ def utc(moment: datetime | None) -> str:
     return digits(as_utc(moment).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def when(moment: datetime | None) -> str:
-    """``2 Dec 2026, 12:35 (GMT+03:30)``: in the reader's language and time zone."""
+def when(moment: datetime | str | None) -> str:
+    """``2 Dec 2026, 12:35 (GMT+03:30)``: in the reader's language and time zone. A record
+    file's time (an ISO text) too; one that does not read as a time is shown as it is."""
     if moment is None:
         return ""
+    if isinstance(moment, str):
+        try:
+            parsed = datetime.fromisoformat(moment)
+        except ValueError:
+            return moment
+        if parsed.tzinfo is None:
+            return parsed.isoformat()
+        moment = parsed
     return _when(as_utc(moment), reader())
 
 
@@ -113,6 +124,20 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
     return format_list(out, locale=reader().locale)
 
 
+@pass_context
+def listed(context: Any, items: Any, style: str = "standard", code: bool = False) -> str:
+    """``{{ [a, b] | listed }}``: items joined the reader's way (``i18n.shown_list``), each
+    escaped on a page first, so an item may be markup (``{% set %}`` blocks) and a name
+    stays text; ``code=True`` sets each item in ``<code>`` on a page. Every list a page or
+    mail joins for a reader goes through it."""
+    items = list(items)
+    if not context.eval_ctx.autoescape:
+        return shown_list(items, style)
+    if code:
+        items = [Markup('<code dir="ltr">%s</code>') % item for item in items]
+    return Markup(shown_list([escape(item) for item in items], style))
+
+
 def _at_render(function: Any) -> Any:
     """``function`` as a filter Jinja never runs at compile time.
 
@@ -145,6 +170,7 @@ def register_filters(env: Environment) -> None:
         "days_duration": days_duration,  # 0.5 days as "12 hours", 2.0 as "2 days"
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
+    env.filters["listed"] = listed  # takes the context: never folded at compile time
     env.globals.update(
         ago=ago,
         until=until,

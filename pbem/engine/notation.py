@@ -443,7 +443,8 @@ def _read(tokens: list[str], vocab: Vocabulary, hand: Sequence[int] | None) -> M
     if Card.CAMEL in kinds:
         raise InvalidMoveError("sell_camel")
     if len(kinds) > 1:
-        raise InvalidMoveError("sell_one_type", goods=", ".join(vocab.names[c] for c in kinds))
+        # the cards' own words: the reader's layer names them and joins them its way
+        raise InvalidMoveError("sell_one_type", goods=", ".join(c.word for c in kinds))
     if every is None:
         return Sell(kinds[0], len(cards))
     counted = len(cards) > 1 or any(_COUNT.match(w) for w in words)

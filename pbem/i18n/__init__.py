@@ -200,6 +200,16 @@ def shown_duration(length: timedelta) -> str:
     return digits(format_list(parts, style="unit-narrow", locale=r.locale), r.language)
 
 
+def shown_list(items: Any, style: Literal["standard", "or"] = "standard") -> str:
+    """Words joined as the reader joins a list (CLDR's patterns, Babel's ``format_list``):
+    "gold and cloth", "طلا و پارچه", "黄金和布料"; ``style="or"`` for a choice. No ", "
+    written by hand: Persian writes "،", Chinese "、"."""
+    parts = [str(item) for item in items]
+    if not parts:
+        return ""
+    return format_list(parts, style=style, locale=reader().locale)
+
+
 def _unit(whole: timedelta, unit: Literal["day", "hour", "minute"], locale: Any) -> str:
     """A whole number of one unit: "7 days", "23 ώρες"."""
     return format_timedelta(whole, granularity=unit, threshold=10**9, locale=locale)

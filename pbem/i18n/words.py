@@ -6,6 +6,7 @@ this is the one place that turns it into sentences, through the catalogs.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from functools import lru_cache
 from typing import Any
@@ -17,7 +18,7 @@ from markupsafe import escape
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account, Seal
-from . import digits, isolate, ngettext, reader
+from . import digits, isolate, ngettext, reader, shown_list
 from . import gettext as _
 from .notation import card_name, written
 
@@ -267,14 +268,51 @@ def _localized_param(name: str, value: Any) -> Any:
         return number(value) if isinstance(value, int) else value
     if value in CARD_WORDS:
         return card_label(Card.from_word(value))
-    if name in ("cards", "goods"):  # a list of card words (a selection read canonically)
-        sep = ", " if ", " in value else " "
-        parts = value.split(sep)
+    if name == "goods":  # a list of card words, joined as the reader joins a list
+        parts = value.split(", ")
         if all(part in CARD_WORDS for part in parts):
-            return sep.join(card_label(Card.from_word(part)) for part in parts)
+            return shown_list(card_label(Card.from_word(part)) for part in parts)
+    if name == "cards":  # card words of a move's notation ('exchange {cards} for …')
+        parts = value.split(" ")
+        if all(part in CARD_WORDS for part in parts):
+            return " ".join(card_label(Card.from_word(part)) for part in parts)
     if name == "choices":
-        return format_list(value.split(" or "), style="or", locale=reader().locale)
+        return shown_list(value.split(" or "), style="or")
     return value
+
+
+@lru_cache(maxsize=1)
+def _refusals() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each rule's refusal as English words around its params (a param seen twice must
+    be the same text twice), to read back a refusal the access log keeps in English: the
+    one with the most words of its own first, so a general one never reads a narrower one's."""
+    out = []
+    for code, message in MESSAGES.items():
+        seen: set[str] = set()
+        pattern = ""
+        for i, piece in enumerate(re.split(r"\{(\w+)\}", message)):
+            if i % 2 == 0:
+                pattern += re.escape(piece)
+            elif piece in seen:
+                pattern += f"(?P={piece})"
+            else:
+                seen.add(piece)
+                pattern += f"(?P<{piece}>.+?)"
+        literal = len(re.sub(r"\{\w+\}", "", message))
+        out.append((literal, code, re.compile(pattern, re.S)))
+    out.sort(key=lambda found: -found[0])
+    return tuple((code, pattern) for _, code, pattern in out)
+
+
+def logged_refusal(english: str) -> str | None:
+    """A rule's refusal as the access log keeps it (its English words, ``exc.english``)
+    in the reader's words; None for a text that is no rule's refusal."""
+    for code, pattern in _refusals():
+        found = pattern.fullmatch(english)
+        if found is not None:
+            params = {k: int(v) if v.isdigit() else v for k, v in found.groupdict().items()}
+            return error_text(MoveError(code, **params))
+    return None
 
 
 def error_text(error: Exception) -> str:

@@ -13,8 +13,7 @@ import pytest
 from pbem.services.core import access
 from pbem.services.play import new_games
 from tests.browser.conftest import screenshot
-from tests.support import own_database
-from tests.web.test_replay import play_random
+from tests.support import own_database, play_random
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -74,6 +74,24 @@ def test_the_seat_page_fits_and_reads_in_its_language(browser, env, game, seat, 
                 "code:not(.hash)", "els => els.map(e => getComputedStyle(e).fontFamily)"
             )
             assert faces and not any("monospace" in face for face in faces)
+            # The last moves are numbered by the list itself: in Persian digits too.
+            markers = page.eval_on_selector_all(
+                "ol", "els => els.map(e => getComputedStyle(e).listStyleType)"
+            )
+            assert markers and set(markers) == {"persian"}, markers
+    finally:
+        context.close()
+
+
+def test_the_home_page_numbers_its_steps_in_persian(browser, live_server):
+    context = browser.new_context(**VIEWPORTS["phone"])
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server}/?lang=fa")
+        markers = page.eval_on_selector_all(
+            "ol", "els => els.map(e => getComputedStyle(e).listStyleType)"
+        )
+        assert markers and set(markers) == {"persian"}, markers
     finally:
         context.close()
 

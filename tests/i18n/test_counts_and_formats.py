@@ -40,7 +40,8 @@ def test_the_pages_and_the_cli_name_the_format_the_server_writes(client, env):
     play(env, public_id, 1)
     assert game_records.operator_record(env, public_id)["format"] == RECORD_FORMAT
     home = client.get("/?lang=en").text
-    assert f"<code>{RECORD_FORMAT}," in home
+    # named first, each format in its own <code>, the list joined the reader's way
+    assert f'<code dir="ltr">{RECORD_FORMAT}</code> and' in home
     assert RECORD_FORMAT in CliRunner().invoke(main, ["export", "--help"]).output
 
 

@@ -6,10 +6,13 @@ numeric params, the times) writes them, so no page mixes two kinds. Other langua
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pbem.i18n import shown_number, use_reader
-from pbem.services.play import new_games
-from tests.mail.play import play
+from pbem.services.core import access
+from pbem.services.play import moves, new_games
+from tests.mail.play import play, to_move, token
+from tests.web.test_record_uploads import short  # noqa: F401 - a fixture
 
 PERSIAN = re.compile("[\u06f0-\u06f9]")
 
@@ -51,3 +54,91 @@ def test_a_persian_page_has_no_latin_digits(client, env):
         assert PERSIAN.search(text), name
     english = _visible(client.get(f"/s/{created.tokens[1]}").text)
     assert not PERSIAN.search(english) and re.search(r"[0-9]", english)
+
+
+def _latin_digits(page: str) -> list[str]:
+    """Every run of text with a digit 0-9 that a reader sees between ``<main>`` and its end,
+    with the titles and labels a pointer or a screen reader shows."""
+    main = page.split("<main", 1)[1].split("</main>", 1)[0]
+    labels = " ".join(re.findall(r'(?:title|aria-label|alt|placeholder)="([^"]*)"', main))
+    main = re.sub(r"<(script|code|pre|style)\b[^>]*>.*?</\1>", " ", main, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", main) + " " + labels
+    text = re.sub(r"\bsha-?256\b|\b[0-9a-f]{12,}\b|\S+@\S+|https?://\S+", " ", text, flags=re.I)
+    return re.findall(r"\S*[0-9]\S*", text)
+
+
+def test_every_persian_page_writes_its_numbers_in_persian_digits(client, env):
+    """The seat page with moves played, home, /me, the audit of a turn and the replay with
+    its analysis: no number in Latin digits, and every numbered list counts in Persian."""
+    from tests.web.test_players import sign_in
+    from tests.web.test_replay_verdicts import _judge
+
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+            new_games.PlayerIn("Bo", "bo@example.test", "fa", "Asia/Tehran"),
+        ),
+        first_player=0,
+    )
+    play(env, created.public_id, 14)
+    mine = created.tokens[0]
+    pages = {
+        "seat": f"/s/{mine}",
+        "home": "/?lang=fa",
+        "audit": f"/s/{mine}/audit/5",
+    }
+    for name, url in pages.items():
+        page = client.get(url)
+        assert page.status_code == 200, name
+        assert not _latin_digits(page.text), (name, _latin_digits(page.text))
+    moves.resign(
+        env, token(env, created.public_id, to_move(env, created.public_id)), 15, access.Client()
+    )
+    _judge(env, created.public_id, lambda n, seat: (0.6, 0.6 - (n % 4) * 0.08, (n % 4) * 8.0))
+    for name, url in {
+        "replay, analysis": f"/s/{mine}/replay?n=7",
+        "replay, the end": f"/s/{mine}/replay?n=15",
+        "public audit": f"/g/{created.public_id}/audit/6?lang=fa",
+    }.items():
+        page = client.get(url)
+        assert page.status_code == 200, name
+        assert "audit" in name or 'class="analysis' in page.text, name
+        assert not _latin_digits(page.text), (name, _latin_digits(page.text))
+    signed_in = client.application.test_client()
+    sign_in(signed_in, env, "dariush@example.test")
+    page = signed_in.get("/me?lang=fa")
+    assert "داریوش" in page.text
+    assert not _latin_digits(page.text), ("me", _latin_digits(page.text))
+
+
+def test_every_numbered_list_of_a_persian_page_counts_in_persian_digits():
+    """A list's numbers are the browser's (``<ol>``'s markers): the stylesheet gives every
+    ``<ol>`` of a Persian page Persian markers, not only the replay's step list."""
+    css = (Path(__file__).resolve().parents[2] / "static" / "style.css").read_text()
+    rules = re.findall(r"([^{}]+)\{([^}]*)\}", css)
+    persian = [s.strip() for s, body in rules if "list-style-type: persian" in body]
+    assert any(
+        re.fullmatch(r"html\[lang=\"?fa\"?\] ol", part.strip())
+        for s in persian
+        for part in s.split(",")
+    ), persian
+    # and no rule for an ``ol`` sets another list style that would win over it
+    for selector, body in rules:
+        if re.search(r"\bol\b", selector) and "list-style" in body and "persian" not in body:
+            assert "none" in body, (selector, body)
+
+
+def test_a_record_files_replay_writes_its_times_in_persian_digits(client, short):  # noqa: F811
+    """An uploaded record's moves carry their times as ISO text: shown as the reader reads a
+    time, in Persian digits on a Persian page."""
+    import json
+
+    from tests.web.test_players import csrf_of
+    from tests.web.test_record_uploads import _upload
+
+    answer = _upload(client, json.dumps(short).encode(), csrf_of(client.get("/").text))
+    page = client.get(answer.headers["Location"] + "?n=3&lang=fa")
+    assert page.status_code == 200
+    assert "<time datetime=" in page.text
+    assert not _latin_digits(page.text), _latin_digits(page.text)

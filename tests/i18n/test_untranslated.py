@@ -24,6 +24,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from pbem.engine.errors import MoveError
+from pbem.i18n import use_reader
+from pbem.i18n.words import error_text
 from pbem.services.core import access
 from pbem.services.play import (
     computer,
@@ -117,6 +120,7 @@ def _strip(text: str) -> str:
     text = re.sub(r"https?://\S+|\S+@\S+|/[sgr]/\S+|\b[0-9a-f]{12,}\b", " ", text)
     text = re.sub(r"\bjaipur-[\w./-]+|\bpbem[\w./-]*|[\w-]+\.(?:json|whl)\b", " ", text)
     text = re.sub(r"\S*[\\/]\S+", " ", text)  # a path, a time zone's IANA name
+    text = re.sub(r"\b[0-9]{1,3}\.[0-9]{1,3}\.x\.x\b", " ", text)  # an address's network
     text = re.sub(r"\b(?:HMAC-)?SHA-?256\b|\bpython3\b", " ", text, flags=re.I)
     for name in NAMES:
         text = re.sub(rf"\b{name}\b", " ", text)
@@ -243,3 +247,143 @@ def test_my_games_names_the_computer_in_the_readers_words(client, env):
     sign_in(client, env, "ada@example.test")
     page = client.get("/me?lang=zh").text
     assert "电脑（普通）" in page and "Computer (normal)" not in page
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_audit_tells_each_use_of_a_link_in_the_readers_words(client, env, language):
+    """The access log keeps its stable English keys (``move``, ``take diamond (via web)``);
+    the audit page says each line in the reader's words, the move in its notation and how
+    it came in, a refusal's reason too. Only what a player typed is shown as logged."""
+    from pbem.services.play.moves import MoveRefused
+    from pbem.services.records import replay_access
+
+    seats = tuple(
+        new_games.PlayerIn(name, f"{name.lower()}-audit@example.test", language, "Asia/Tehran")
+        for name in NAMES
+    )
+    public_id = new_games.create_game(env, seats, first_player=0, clock=CLOCK).public_id
+    play(env, public_id, 2)  # Ada's move 1, Bo's move 2: Ada to move
+    mine, who = token(env, public_id, 0), access.Client(ip="192.0.2.1")
+    game_pages.seat_page(env, mine, who)
+    game_pages.seat_page(env, mine, who, action="api-view")
+    replay_access.open_seat(env, mine, who)
+    game_records.export_record(env, token=mine, client=who)
+    seat_settings.set_mail_mode(env, mine, "digest", who, all_games=True)
+    seat_settings.set_receipts(env, mine, "none", who)
+    seat_settings.set_reader(env, mine, language, "Asia/Tehran", who)
+    seat_settings.set_away(env, mine, 2, who)
+    seat_settings.come_back(env, mine, who)
+    legal = game_pages.legal_moves(env, mine, who)
+    with pytest.raises(MoveRefused):
+        moves.submit_move(env, mine, 3, "sell camel", who)
+    move = next(m for m in legal if not m.startswith(("resign", "claim")))  # any deal's
+    moves.preview_move(env, mine, 3, move, who, language="en")
+    moves.submit_move(env, mine, 3, move, who, language="en")
+    client.get(f"/s/{mine}/audit/3")
+    page = client.get(f"/s/{mine}/audit/3")
+    assert page.status_code == 200
+    cells = dict.fromkeys(
+        re.findall(r'<td data-action="([^"]+)">(.*?)</td>', page.text, flags=re.S)
+    )
+    actions = {action for action, _ in cells}
+    assert actions >= {
+        "view",
+        "api-view",
+        "replay",
+        "export",
+        "mail-mode",
+        "receipts",
+        "language",
+        "away",
+        "back",
+        "api-legal",
+        "refused",
+        "preview",
+        "move",
+        "audit",
+    }, actions
+    left: list[str] = []
+    for action, cell in cells:
+        words = visible(cell)  # what the player typed is <code>, as typed
+        if action == "refused":  # the reason in the reader's words, as the seat page says it
+            with use_reader(language):
+                reason = error_text(MoveError("sell_camel"))
+            assert reason in html.unescape(cell) and "'sell camel'" in html.unescape(cell)
+        assert words.strip(), action
+        left += check(language, f"audit, {action}", words)
+        if action == "move":
+            assert "<code" in cell and "via" not in visible(cell.replace("<code", "<x"))
+    assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_english_left_on_the_other_pages(client, env, language):
+    """Home, privacy, the public game page while it runs and once over, signing in, my
+    games, challenges, a player's public page, the ratings, "what if" and the download
+    page: the same checks as the seat page's."""
+    from tests.web.test_players import sign_in
+
+    running = new_games.create_game(
+        env,
+        tuple(
+            new_games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+            for name in NAMES
+        ),
+        first_player=0,
+        clock=CLOCK,
+    ).public_id
+    play(env, running, 6)
+    waiting = new_games.create_game(
+        env,
+        tuple(
+            new_games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+            for name in NAMES
+        ),
+        await_players=True,
+    )
+    over = _game(env, language)
+    signed_in = client.application.test_client()
+    sign_in(signed_in, env, "ada@example.test")
+    me = signed_in.get(f"/me?lang={language}")
+    player = re.search(r'href="(/p/[^"]+)"', me.text).group(1)
+    pages = {
+        "home": "/",
+        "privacy": "/privacy",
+        "public page, running": f"/g/{running}",
+        "created": f"/g/{waiting.public_id}/created",
+        "accept": f"/s/{waiting.tokens[0]}",
+        "public page, over": f"/g/{over}",
+        "sign in": "/signin",
+        "challenges": "/challenges",
+        "player": player,
+        "ratings": "/ratings",
+        "what if": f"/g/{over}/whatif?n=3",
+        "download": "/download",
+    }
+    left: list[str] = []
+    for where, url in {"my games": "/me", **pages}.items():
+        browser = signed_in if where == "my games" else client
+        page = browser.get(url + ("&" if "?" in url else "?") + f"lang={language}")
+        assert page.status_code == 200, (where, page.status_code)
+        main = page.text.split("<main", 1)[1].split("</main>", 1)[0]
+        left += check(language, where, visible("<main" + main))
+    assert not left, "\n".join(left)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_rule_refusal_reads_back_from_the_log_in_the_readers_words(language):
+    """The access log keeps a refusal's reason in English; the audit reads it back as the
+    rule's refusal and says it as the seat page would (``words.logged_refusal``)."""
+    from pbem.engine.errors import MESSAGES
+    from pbem.i18n.words import logged_refusal
+
+    numbers = {"count", "have", "n", "size", "num", "limit", "hand", "market"}
+    for code, message in MESSAGES.items():
+        params: dict[str, object] = {}
+        for name in re.findall(r"\{(\w+)\}", message):
+            params[name] = 2 if name in numbers else "gold" if name == "card" else "zq"
+        refused = MoveError(code, **params)
+        with use_reader(language):
+            assert logged_refusal(str(refused)) == error_text(refused), code
+    with use_reader(language):
+        assert logged_refusal("the game has moved on") is None  # no rule's: shown as logged

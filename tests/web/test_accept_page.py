@@ -41,9 +41,10 @@ def test_a_rematch_names_no_inviter(client, env):
         old = session.scalars(select(Game).where(Game.public_id == first)).one().id
     made = new_games.create_game(
         env,
+        # in English whatever an earlier test chose for these addresses' accounts
         (
-            new_games.PlayerIn("Ada", "ada@example.test"),
-            new_games.PlayerIn("Bo", "bo@example.test"),
+            new_games.PlayerIn("Ada", "ada@example.test", "en"),
+            new_games.PlayerIn("Bo", "bo@example.test", "en"),
         ),
         await_players=True,
         rematch_of=old,

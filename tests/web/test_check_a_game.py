@@ -39,9 +39,10 @@ def finished_mixed_game(env, moves_first: int = 12) -> str:
     """A game started as on the web: both seats add their bytes, a few moves, a resignation."""
     created = new_games.create_game(
         env,
+        # in English whatever an earlier test chose for these addresses' accounts
         (
-            new_games.PlayerIn("Ada", "ada@example.test"),
-            new_games.PlayerIn("Bo O'Neil", "bo@example.test"),
+            new_games.PlayerIn("Ada", "ada@example.test", "en"),
+            new_games.PlayerIn("Bo O'Neil", "bo@example.test", "en"),
         ),
         await_players=True,
     )

@@ -205,7 +205,9 @@ def test_the_what_if_explorer_plays_on_against_the_real_deck(client, env, finish
     branch = states[n].apply(
         states[n].legal_moves()[[str(m) for m in states[n].legal_moves()].index(other)]
     )
-    deck_text = ", ".join(c.word for c in branch.round.deck_cards())
+    from pbem.i18n import shown_list
+
+    deck_text = shown_list(c.word for c in branch.round.deck_cards())  # the reader's list
     assert deck_text in page.text  # the branch drew from the real deck
     bad = client.get(f"/g/{finished}/whatif", query_string={"n": n, "try": "sell 9 gold"})
     assert "Not played:" in bad.text

@@ -183,7 +183,7 @@ def test_one_total_per_round(client, module_env, whole):
         for number, r in ends.items():
             a, b = r["scores"]
             caption = re.search(
-                rf"Round {number} \(moves \d+–\d+\): Ada (\d+)[^,]*, Bo (\d+)", page
+                rf"Round {number} \(moves \d+–\d+\): Ada (\d+).*? and Bo (\d+)", page
             )
             assert caption and (int(caption[1]), int(caption[2])) == (a, b), (perspective, number)
     for move in record["moves"]:

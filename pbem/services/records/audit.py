@@ -9,9 +9,12 @@ show only the network and the browser family (``privacy.reduce``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
+
+from babel.support import LazyProxy
 
 from ... import engine as jaipur
 from ... import redact
@@ -19,8 +22,9 @@ from ...clock import as_utc, iso
 from ...engine import MATCH_ACTIONS
 from ...engine.record import RECORD_V1
 from ...engine.verify import verify_chain
-from ...i18n import Reader
+from ...i18n import LANGUAGES, Reader, shown_duration
 from ...i18n import lazy_gettext as _l
+from ...i18n.words import logged_refusal
 from ...store import access_log
 from ...store.models import Game
 from ..core import privacy
@@ -45,6 +49,104 @@ class Access:
     ip: str | None
     user_agent: str | None
     detail: str | None
+
+    @property
+    def told(self) -> Told:
+        """This line in the reader's words (``told``)."""
+        return told(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One line of the access log as a reader reads it. The log keeps its stable English
+    keys (``move``, ``take diamond (via web)``: the evidence file and the operator read
+    them); a page says them in the reader's words: what was done, the move in the reader's
+    notation, how it came in (``words.came_in``), and what only the log can say (a text a
+    player typed, a contribution) as logged."""
+
+    words: Any  # lazy text
+    move: str | None = None  # canonical notation
+    source: str | None = None  # ``moves.SOURCES``
+    logged: str | None = None
+
+
+#: What each action of the access log did, said to a reader (the stable keys stay in the log).
+ACTIONS: dict[str, Any] = {
+    "view": _l("opened the seat page"),
+    "api-view": _l("read the seat through the API"),
+    "api-legal": _l("asked the API for the legal moves"),
+    "api-analysis": _l("read the analysis through the API"),
+    "replay": _l("opened the replay"),
+    "export": _l("downloaded the record"),
+    "preview": _l("previewed a move"),
+    "move": _l("moved"),
+    "resign": _l("resigned"),
+    "claim": _l("claimed the win"),
+    "timeout": _l("ran out of time"),
+    "refused": _l("a move was refused"),
+    "accept": _l("accepted the game"),
+    "back": _l("came back"),
+    "language": _l("chose a language and a time zone"),
+    "reissue": _l("asked for a new link (the old one stopped working)"),
+    "link-request": _l("someone asked for a seat's link by mail"),
+}
+#: The settings' values as the settings say them.
+SETTINGS: dict[str, Any] = {
+    "each": _l("a mail on every turn"),
+    "digest": _l("one daily digest of the games waiting for me"),
+    "replies": _l("only for a move I mail in (a reply to a mail)"),
+    "all": _l("for every move, made on the web too"),
+    "none": _l("never"),
+}
+_SETTINGS_CHANGED: dict[tuple[str, bool], Any] = {
+    ("mail-mode", False): lambda v: _l("changed how mails come: %(value)s", value=v),
+    ("mail-mode", True): lambda v: _l(
+        "changed how mails come, in all their games: %(value)s", value=v
+    ),
+    ("receipts", False): lambda v: _l("changed the receipts: %(value)s", value=v),
+    ("receipts", True): lambda v: _l(
+        "changed the receipts, in all their games: %(value)s", value=v
+    ),
+}
+_VIA = re.compile(r"(?P<move>.+) \(via (?P<source>[a-z]+)\)")
+#: ``services.play.moves``' refusal: what was typed (``repr``), then the English reason.
+_REFUSED = re.compile(r"(?P<typed>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"): (?P<reason>.+)", re.S)
+_MOVE_N = re.compile(r"move (?P<n>[0-9]+)")
+_AWAY = re.compile(r"(?P<days>[0-9.]+) days asked, away until (?P<until>\S+)")
+_SETTING = re.compile(r"(?P<value>[a-z]+)(?P<all> \(all games\))?")
+
+
+def told(a: Access) -> Told:
+    """``a`` in the reader's words; what the display cannot read is shown as logged."""
+    detail = a.detail or ""
+    if a.action in ("move", "resign", "claim", "timeout"):
+        via = _VIA.fullmatch(detail)
+        if via is not None:
+            move = via["move"] if a.action == "move" else None
+            return Told(ACTIONS[a.action], move, via["source"])
+    elif a.action == "refused" and (m := _REFUSED.fullmatch(detail)):
+        reason = logged_refusal(m["reason"])
+        if reason is not None:
+            return Told(_l("a move was refused: %(reason)s", reason=reason), logged=m["typed"])
+    elif a.action == "preview" and detail:
+        return Told(ACTIONS["preview"], move=detail)
+    elif a.action in ("audit", "evidence") and (m := _MOVE_N.fullmatch(detail)):
+        if a.action == "audit":
+            return Told(_l("opened the audit of move %(n)s", n=int(m["n"])))
+        return Told(_l("downloaded the evidence of move %(n)s", n=int(m["n"])))
+    elif a.action == "away" and (m := _AWAY.fullmatch(detail)):
+        length = timedelta(days=float(m["days"]))
+        return Told(_l("asked to be away for %(time)s", time=LazyProxy(shown_duration, length)))
+    elif a.action in ("mail-mode", "receipts") and (m := _SETTING.fullmatch(detail)):
+        value = SETTINGS.get(m["value"])
+        if value is not None:
+            return Told(_SETTINGS_CHANGED[a.action, bool(m["all"])](value))
+    elif a.action == "language" and detail.split(" ")[0] in LANGUAGES:
+        language, _, zone = detail.partition(" ")
+        return Told(ACTIONS["language"], logged=f"{LANGUAGES[language]} {zone}".strip())
+    elif a.action in ACTIONS:
+        return Told(ACTIONS[a.action], logged=detail or None)
+    return Told(_l("as logged:"), logged=" ".join(x for x in (a.action, detail) if x))
 
 
 @dataclass(frozen=True, slots=True)

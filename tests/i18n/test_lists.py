@@ -1,0 +1,145 @@
+"""Lists joined as the reader joins them (issue 33): no ", " written by hand between the
+items of a list a page, a mail or a refusal shows. Persian joins with "،" and "و", Chinese
+with "、" and "和", Ukrainian with "і" (CLDR's patterns, Babel's ``format_list``, through
+``i18n.shown_list`` and the ``listed`` filter)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from markupsafe import Markup
+
+from pbem.engine import Card
+from pbem.engine.errors import MoveError
+from pbem.i18n import shown_list, use_reader
+from pbem.i18n.notation import card_name, parse, written
+from pbem.i18n.words import error_text
+from pbem.services.core import access
+from pbem.services.play import game_clock, moves, new_games
+from pbem.templating import listed
+from tests.i18n.test_untranslated import prose, visible
+from tests.mail.play import play, to_move, token
+from tests.web.test_replay_verdicts import _judge
+
+#: What joins the last two items of a list, in each language.
+AND = {"en": " and ", "el": " και ", "fa": " و ", "uk": " і ", "zh": "和"}
+
+
+@pytest.mark.parametrize("language", sorted(AND))
+def test_a_list_is_joined_the_readers_way(language):
+    with use_reader(language):
+        assert shown_list(["A", "B"]) == f"A{AND[language]}B"
+        three = shown_list(["A", "B", "C"])
+    assert ", " not in three or language in ("en", "el", "uk"), three
+    assert {"fa": "،", "zh": "、"}.get(language, ",") in three
+
+
+def test_the_filter_escapes_each_item_on_a_page_and_keeps_markup():
+    class Context:
+        class eval_ctx:
+            autoescape = True
+
+    with use_reader("zh"):
+        joined = listed(Context, ["<b>", Markup("<i>x</i>")])
+        assert joined == Markup("&lt;b&gt;和<i>x</i>")
+        coded = listed(Context, ["a/2", "a/1"], code=True)
+        assert coded == Markup('<code dir="ltr">a/2</code>和<code dir="ltr">a/1</code>')
+        Context.eval_ctx.autoescape = False  # a text mail: as it is
+        assert listed(Context, ["<b>", "c"]) == "<b>和c"
+
+
+@pytest.mark.parametrize("language", ["fa", "uk", "zh"])
+def test_a_refused_sale_of_two_goods_names_them_the_readers_way(language):
+    """The engine says which goods (its own words); the reader's layer names and joins them:
+    zh "黄金和布料", never "黄金, 布料", whatever language the move was typed in."""
+    for typed in ("en", language):
+        text = written("sell 2 gold", language) if typed != "en" else "sell 2 gold"
+        text += " " + card_name(Card.CLOTH, typed)
+        with pytest.raises(MoveError) as refused:
+            parse(text, typed)
+        with use_reader(language):
+            said = error_text(refused.value)
+        gold, cloth = card_name(Card.GOLD, language), card_name(Card.CLOTH, language)
+        assert f"{gold}{AND[language]}{cloth}" in said, (typed, said)
+        assert f"{gold}, {cloth}" not in said, said
+
+
+def _fa_game(env, language: str) -> str:
+    seats = tuple(
+        new_games.PlayerIn(name, f"{name.lower()}@example.test", language, "Asia/Tehran")
+        for name in ("Ada", "Bo")
+    )
+    public_id = new_games.create_game(env, seats, first_player=0).public_id
+    play(env, public_id, 12)
+    return public_id
+
+
+def _commas(text: str) -> list[str]:
+    """Every ASCII comma a reader sees, with the words around it."""
+    return re.findall(r"\S*\s?,\s?\S*", text)
+
+
+@pytest.mark.parametrize("language", ["fa", "zh"])
+def test_pages_and_mails_join_with_the_readers_commas(client, env, language):
+    """My games, the replay's captions, the seat page, the board of a finished game and
+    the mails: no ASCII comma between the items of a list in Persian or Chinese."""
+    from tests.helpers import mails
+    from tests.web.test_players import sign_in
+
+    public_id = _fa_game(env, language)
+    mine = token(env, public_id, 0)
+    seat = client.get(f"/s/{mine}").text
+    main = seat.split("<main", 1)[1].split("</main>", 1)[0]
+    assert not _commas(visible("<main" + main)), _commas(visible("<main" + main))
+    signed_in = client.application.test_client()
+    sign_in(signed_in, env, "ada@example.test")
+    me = signed_in.get(f"/me?lang={language}").text
+    main = me.split("<main", 1)[1].split("</main>", 1)[0]
+    assert "Bo" in main and not _commas(visible("<main" + main)), _commas(visible(main))
+    left = 12 + 1
+    moves.resign(env, token(env, public_id, to_move(env, public_id)), left, access.Client())
+    _judge(env, public_id, lambda n, seat: (0.6, 0.5, 10.0))
+    for url in (f"/s/{mine}/replay?n=5", f"/g/{public_id}/replay?n=13&as=all&lang={language}"):
+        page = client.get(url).text
+        assert "<figcaption>" in page, url
+        main = page.split("<main", 1)[1].split("</main>", 1)[0]
+        assert not _commas(visible("<main" + main)), (url, _commas(visible("<main" + main)))
+    for mail in mails(env, public_id):
+        for where, text in (("text", prose(mail.text_body)), ("html", visible(mail.html_body))):
+            text = re.sub(r"https?://\S+|\S+@\S+", " ", text)
+            assert not _commas(text), (mail.kind, where, _commas(text))
+
+
+@pytest.mark.parametrize("language", ["uk", "zh", "fa"])
+def test_the_digest_joins_each_games_line_the_readers_way(env, language):
+    """A digest's line (the game, the last move, the deadline) is a list of the reader's:
+    Ukrainian joins its last two with "і", Chinese with "和", Persian with "و"."""
+    from sqlalchemy import select
+
+    from pbem.services.play import seat_settings
+    from pbem.services.scheduled import jobs
+    from pbem.store.models import OutboxMessage
+
+    seats = tuple(
+        new_games.PlayerIn(name, f"{name.lower()}-{language}@example.test", language, "UTC")
+        for name in ("Ada", "Bo")
+    )
+    clock = game_clock.GameClock(days_per_move=3, reminder_after_hours=24, reminder_every_hours=48)
+    public_id = new_games.create_game(env, seats, first_player=0, clock=clock).public_id
+    for seat in (0, 1):
+        seat_settings.set_mail_mode(env, token(env, public_id, seat), "digest", access.Client())
+    play(env, public_id, 2)
+    env.clock._now = env.clock.now().replace(hour=8)
+    assert jobs.send_digests(env) >= 1
+    with env.db.read() as session:
+        digest = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == "digest", OutboxMessage.to_addr == seats[0].email
+            )
+        ).first()
+    assert digest is not None
+    line = next(x for x in digest.text_body.splitlines() if x.startswith("* "))
+    assert AND[language] in line, line
+    if language in ("fa", "zh"):  # their own commas: "،", "、"
+        assert "," not in line, line
