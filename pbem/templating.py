@@ -125,7 +125,9 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
 
 
 @pass_context
-def listed(context: Any, items: Any, style: Literal["standard", "or"] = "standard", code: bool = False) -> str:
+def listed(
+    context: Any, items: Any, style: Literal["standard", "or"] = "standard", code: bool = False
+) -> str:
     """``{{ [a, b] | listed }}``: items joined the reader's way (``i18n.shown_list``), each
     escaped on a page first, so an item may be markup (``{% set %}`` blocks) and a name
     stays text; ``code=True`` sets each item in ``<code>`` on a page. Every list a page or
