@@ -32,8 +32,8 @@ def test_mypy_checks_the_whole_package_at_the_documented_strictness() -> None:
     assert mypy["warn_unused_ignores"] is True
     assert not {"strict", "ignore_errors", "follow_imports"} & set(mypy)
     overrides = {tuple(o["module"]): o for o in mypy["overrides"]}
-    assert overrides[("pbem.engine.*", "pbem.ai.*")] == {
-        "module": ["pbem.engine.*", "pbem.ai.*"],
+    assert overrides[("pbem.engine.*", "pbem.ai.*", "pbem.events.*")] == {
+        "module": ["pbem.engine.*", "pbem.ai.*", "pbem.events.*"],
         "check_untyped_defs": True,
     }
     untyped = [o for o in mypy["overrides"] if o.get("ignore_missing_imports")]
