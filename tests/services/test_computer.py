@@ -42,7 +42,7 @@ def play_out(env, token: str, seed: int = 1, *, stop_after: int | None = None) -
     """The person plays random legal moves; the computer's job runs between them."""
     rnd, made = random.Random(seed), 0
     while True:
-        computer.computer_moves(env)
+        computer.computer_moves(env, budget=600)
         page = game_pages.seat_page(env, token, access.Client())
         assert not page.thinking  # one run of the job answered
         if page.view.table.to_move is None or (stop_after is not None and made >= stop_after):
@@ -184,7 +184,7 @@ def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):
 
 def test_the_game_waits_for_the_person_with_gentle_reminders_and_no_timeout(env, clock):
     created = computer.start(env, person("slow@example.test"), "easy", contribution=ENTROPY)
-    computer.computer_moves(env)  # the computer's first move, if it starts
+    computer.computer_moves(env, budget=600)  # the computer's first move, if it starts
     game = game_of(env, created.public_id)
 
     def reminders() -> int:
@@ -219,7 +219,7 @@ def test_a_run_plays_at_most_its_limit_and_the_sweep_finds_older_games(env, cloc
         computer.start(env, person(f"many{i}@example.test"), "easy", contribution=ENTROPY)
         for i in range(4)
     ]
-    computer.computer_moves(env)  # whoever the computer starts, it has moved
+    computer.computer_moves(env, budget=600)  # whoever the computer starts, it has moved
     for created in made:  # each person moves once
         page = game_pages.seat_page(env, created.tokens[0], access.Client())
         moves.submit_move(
@@ -241,7 +241,7 @@ def test_play_the_computer_again_makes_one_new_game_at_the_same_level(env):
     created = computer.start(env, person("rematch@example.test"), "strong", contribution=ENTROPY)
     with pytest.raises(InvalidInput):
         computer.again(env, created.tokens[0], ENTROPY, access.Client())
-    computer.computer_moves(env)
+    computer.computer_moves(env, budget=600)
     moves.resign(
         env,
         created.tokens[0],
@@ -273,7 +273,7 @@ def test_one_game_the_computer_cannot_move_in_keeps_no_other_waiting(env, monkey
         return real(match, *args)
 
     monkeypatch.setattr(computer.ai, "play", play)
-    report = computer.computer_moves(env, recent=None, limit=100)
+    report = computer.computer_moves(env, recent=None, limit=100, budget=600)
     assert report.failed == 1 and report
     assert (
         game_pages.seat_page(env, waiting[0], access.Client()).view.table.to_move == 1
