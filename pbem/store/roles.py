@@ -51,6 +51,11 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     "analysis_moves": ("SELECT", "INSERT", "DELETE"),
     # the scheduler's lease: taken (the first time inserted), renewed, checked FOR KEY SHARE
     "scheduler_lease": ("SELECT", "INSERT", "UPDATE"),
+    # events: started, finished (the seed shown); entrants withdrawn; rounds ended
+    "events": ("SELECT", "INSERT", "UPDATE"),
+    "event_entrants": ("SELECT", "INSERT", "UPDATE"),
+    "event_rounds": ("SELECT", "INSERT", "UPDATE"),
+    "event_pairings": ("SELECT", "INSERT", "UPDATE"),  # its game linked once made
 }
 
 #: Every table privilege PostgreSQL knows (before 17's MAINTAIN): the check compares all.

@@ -1,0 +1,236 @@
+"""An event's life before its rounds: create, join, enter the computer, withdraw, start.
+
+Every choice the organiser does not make by hand is drawn from the event's seed
+(``pbem.events``), committed to (its SHA-256 shown) when the event is created and shown
+once it is over. The rounds themselves are ``rounds.py``'s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from ...engine import names
+from ...i18n import lazy_gettext as _l
+from ...store import events as event_rows
+from ...store.models import Event, EventEntrant, Player
+from ..core.env import Env
+from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
+from ..core.identity import checked_name, new_public_id
+from ..play import computer, games
+from . import draw
+
+#: The formats a person may choose (``pbem.events``' names).
+FORMATS = draw.FORMATS
+START_MODES = ("full", "date")
+ACCESS = ("open", "invitation")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 64
+MAX_SWISS_ROUNDS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    """What the organiser chooses (each part checked by ``check``)."""
+
+    name: str
+    format: str = "swiss"
+    days_per_move: int | None = 3
+    max_players: int = 8
+    start_mode: str = "full"
+    starts_at: datetime | None = None
+    rated: bool = True
+    access: str = "open"
+    rounds: int | None = None  # Swiss only
+
+    def check(self, now: datetime) -> EventSpec:
+        name = checked_name(self.name, _l("Event name"))
+        if self.format not in FORMATS:
+            raise InvalidInput(_l("Choose a format: round robin, Swiss or elimination."))
+        days = games.CLOCK_LIMITS["days_per_move"]
+        if self.days_per_move is not None and self.days_per_move not in days:
+            raise InvalidInput(
+                _l(
+                    "days per move: between %(low)s and %(high)s, or no limit",
+                    low=days.low,
+                    high=days.high,
+                )
+            )
+        if not MIN_PLAYERS <= self.max_players <= MAX_PLAYERS:
+            raise InvalidInput(
+                _l("players: %(low)s to %(high)s", low=MIN_PLAYERS, high=MAX_PLAYERS)
+            )
+        if self.start_mode not in START_MODES:
+            raise InvalidInput(_l("An event starts when it is full, or at a date."))
+        if self.start_mode == "date" and (self.starts_at is None or self.starts_at <= now):
+            raise InvalidInput(_l("Choose a start date in the future."))
+        if self.access not in ACCESS:
+            raise InvalidInput(_l("An event is open to anyone with its link, or by invitation."))
+        rounds = self.rounds
+        if self.format == "swiss":
+            if rounds is None or not 1 <= rounds <= MAX_SWISS_ROUNDS:
+                raise InvalidInput(
+                    _l("Swiss rounds: 1 to %(high)s", high=MAX_SWISS_ROUNDS)
+                )
+        else:
+            rounds = None
+        return EventSpec(
+            name,
+            self.format,
+            self.days_per_move,
+            self.max_players,
+            self.start_mode,
+            self.starts_at if self.start_mode == "date" else None,
+            bool(self.rated),
+            self.access,
+            rounds,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    public_id: str
+    commitment: str
+    #: The key an invitation-only event's link carries (None for an open event).
+    invitation: str | None
+
+
+def invitation_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create(env: Env, player_id: int, spec: EventSpec) -> Created:
+    """A new event by a signed-in player: its seed drawn and committed to now."""
+    now = env.clock.now()
+    spec = spec.check(now)
+    seed = draw.new_seed()
+    key = secrets.token_urlsafe(16) if spec.access == "invitation" else None
+    with env.db.write() as session:
+        if session.get(Player, player_id) is None:
+            raise Missing(_l("There is no such player."))
+        event = event_rows.add(
+            session,
+            Event(
+                public_id=new_public_id(),
+                name=spec.name,
+                format=spec.format,
+                rounds=spec.rounds,
+                days_per_move=spec.days_per_move,
+                max_players=spec.max_players,
+                start_mode=spec.start_mode,
+                starts_at=spec.starts_at,
+                rated=spec.rated,
+                access=spec.access,
+                invitation_hash=invitation_hash(key) if key else None,
+                creator_id=player_id,
+                commitment=draw.commitment(seed),
+                seed=seed.hex(),
+                state="open",
+                created_at=now,
+            ),
+        )
+        return Created(event.public_id, event.commitment, key)
+
+
+def event_row(session, public_id: str, *, lock: bool = False) -> Event:  # type: ignore[no-untyped-def]
+    event = event_rows.by_public_id(session, public_id, lock=lock)
+    if event is None:
+        raise Missing(_l("There is no such event."))
+    return event
+
+
+def _open(event: Event) -> None:
+    if event.state != "open":
+        raise WrongState(_l("This event has started: it takes no new players."))
+
+
+def _room(session, event: Event) -> None:  # type: ignore[no-untyped-def]
+    if event_rows.entrant_count(session, event.id) >= event.max_players:
+        raise WrongState(_l("This event is full."))
+
+
+def join(env: Env, public_id: str, player_id: int, invitation: str | None = None) -> bool:
+    """Join an event; True when this filled an event that starts when full (it starts)."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        event = event_row(session, public_id, lock=True)
+        _open(event)
+        if event.access == "invitation" and (
+            not invitation
+            or not secrets.compare_digest(invitation_hash(invitation), event.invitation_hash or "")
+        ):
+            raise NotAllowed(_l("This event is by invitation: open the link you were sent."))
+        _room(session, event)
+        player = session.get(Player, player_id)
+        if player is None or player.erased_at is not None:
+            raise Missing(_l("There is no such player."))
+        try:
+            event_rows.join(
+                session,
+                EventEntrant(
+                    event_id=event.id,
+                    player_id=player_id,
+                    name=names.sanitized(player.display_name),
+                    rating=player.rating_mu,
+                    joined_at=now,
+                ),
+            )
+        except event_rows.Joined:
+            raise WrongState(_l("You are in this event already.")) from None
+        full = event_rows.entrant_count(session, event.id) >= event.max_players
+        starts = full and event.start_mode == "full"
+    if starts:
+        from . import rounds  # the rounds use this module's rows
+
+        rounds.start(env, public_id)
+    return starts
+
+
+def enter_computer(env: Env, public_id: str, player_id: int, level: str | None) -> None:
+    """The organiser enters the computer at a level (one computer per event)."""
+    level = computer.checked_level(level)
+    now = env.clock.now()
+    with env.db.write() as session:
+        event = event_row(session, public_id, lock=True)
+        if event.creator_id != player_id:
+            raise NotAllowed(_l("Only the event's organiser can enter the computer."))
+        _open(event)
+        _room(session, event)
+        if any(e.computer_level is not None for e in event_rows.active(session, event.id)):
+            raise WrongState(_l("The computer is in this event already."))
+        event_rows.join(
+            session,
+            EventEntrant(
+                event_id=event.id,
+                computer_level=level,
+                name=computer.name(level),
+                rating=None,
+                joined_at=now,
+            ),
+        )
+
+
+def withdraw(env: Env, public_id: str, player_id: int) -> None:
+    """Leave an event. Before it starts the place is freed; once it runs, the player's
+    running games are resigned (each a loss, as a resignation in the game's own log)
+    and the rounds still to come score their boards as losses (``rounds.py``)."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        event = event_row(session, public_id, lock=True)
+        if event.state in ("finished", "cancelled"):
+            raise WrongState(_l("This event is over."))
+        entrant = next(
+            (e for e in event.entrants if e.player_id == player_id and e.withdrawn_at is None),
+            None,
+        )
+        if entrant is None:
+            raise Missing(_l("You are not in this event."))
+        event_rows.withdraw(session, entrant.id, now)
+        running = event.state == "running"
+        entrant_id = entrant.id
+    if running:
+        from . import rounds
+
+        rounds.resign_games(env, public_id, entrant_id)
