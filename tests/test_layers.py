@@ -152,6 +152,40 @@ def test_the_computer_player_imports_only_the_engine_and_the_standard_library() 
     assert not offences
 
 
+#: What the tournaments' core (``pbem.events``) may import besides the engine: the standard
+#: library and networkx (its Swiss matching), all a ``pbem verify`` of an event needs.
+EVENTS_ALLOWED = (
+    "pbem.engine",
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "hashlib",
+    "itertools",
+    "json",
+    "math",
+    "re",
+    "typing",
+    "networkx",
+)
+
+
+def test_the_events_core_imports_only_the_engine_networkx_and_the_standard_library() -> None:
+    """``pbem.events`` is pure like the engine: the offline checker recomputes an event's
+    pairings and standings with it, installed with no server library."""
+    offences = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _inside(module, "pbem.events")
+        for target in _graph()[module]
+        if not _inside(target, "pbem.events")
+        and not any(_inside(target, a) for a in EVENTS_ALLOWED)
+    )
+    assert not offences
+    assert not [m for m in MODULES if _inside(m, "pbem.engine") and "pbem.events" in _graph()[m]]
+
+
 def test_mail_only_composes_and_delivers() -> None:
     assert not _offences("pbem.mail", ("pbem.services", *ENTRY_POINTS))
 
@@ -165,7 +199,7 @@ def test_the_store_imports_no_service_and_no_entry_point() -> None:
 
 
 @pytest.mark.parametrize(
-    "layer", ["pbem.engine", "pbem.ai", "pbem.store", "pbem.mail", "pbem.services"]
+    "layer", ["pbem.engine", "pbem.ai", "pbem.events", "pbem.store", "pbem.mail", "pbem.services"]
 )
 def test_each_layer_exists(layer: str) -> None:
     """The checks above hold for something: a renamed layer would pass them all empty."""
@@ -271,8 +305,9 @@ def test_the_web_tier_keeps_no_file_itself() -> None:
         module
         for module, path in MODULES.items()
         if _inside(module, "pbem.web")
-        and ("os" in _graph()[module] or any(
-            w in path.read_text() for w in (".write_bytes(", ".unlink(", "os.utime(")
-        ))
+        and (
+            "os" in _graph()[module]
+            or any(w in path.read_text() for w in (".write_bytes(", ".unlink(", "os.utime("))
+        )
     )
     assert not offences
