@@ -75,11 +75,13 @@ def active(session: Session, event_id: int) -> list[EventEntrant]:
     )
 
 
-def withdraw(session: Session, entrant_id: int, now: datetime) -> bool:
+def withdraw(session: Session, entrant_id: int, now: datetime, after: int | None) -> bool:
+    """Mark an entrant withdrawn (once); ``after``: the rounds paired so far (None before
+    the event started)."""
     done = session.execute(
         update(EventEntrant)
         .where(EventEntrant.id == entrant_id, EventEntrant.withdrawn_at.is_(None))
-        .values(withdrawn_at=now)
+        .values(withdrawn_at=now, withdrew_after=after)
     )
     return bool(done.rowcount == 1)  # type: ignore[attr-defined]
 
@@ -122,9 +124,9 @@ def pairings(session: Session, event_id: int) -> list[EventPairing]:
 def games_of(session: Session, event_id: int) -> dict[int, Game]:
     """The event's games by id (one query)."""
     rows = session.scalars(
-        select(Game).join(EventPairing, EventPairing.game_id == Game.id).where(
-            EventPairing.event_id == event_id
-        )
+        select(Game)
+        .join(EventPairing, EventPairing.game_id == Game.id)
+        .where(EventPairing.event_id == event_id)
     )
     return {g.id: g for g in rows}
 

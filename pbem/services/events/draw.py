@@ -46,6 +46,15 @@ def rules(event: Event) -> core.EventRules:
     return core.EventRules(core.Format(event.format), event.rounds, bool(event.rated))
 
 
+def counted(entrants: Sequence[EventEntrant]) -> list[EventEntrant]:
+    """The event's players in the order of joining: all but those who left before it
+    started (a withdrawal once it runs sets ``withdrew_after`` and keeps its place)."""
+    return sorted(
+        (e for e in entrants if e.withdrawn_at is None or e.withdrew_after is not None),
+        key=lambda e: e.id,
+    )
+
+
 def keys(entrants: Sequence[EventEntrant]) -> dict[int, str]:
     """Each entrant row's id in the core: its place in the order of joining."""
     return {e.id: str(i + 1) for i, e in enumerate(sorted(entrants, key=lambda e: e.id))}
@@ -54,9 +63,7 @@ def keys(entrants: Sequence[EventEntrant]) -> dict[int, str]:
 def entrants_of(entrants: Sequence[EventEntrant]) -> list[core.Entrant]:
     ids = keys(entrants)
     return [
-        core.Entrant(
-            ids[e.id], e.name, e.rating, e.computer_level, e.withdrew_after
-        )
+        core.Entrant(ids[e.id], e.name, e.rating, e.computer_level, e.withdrew_after)
         for e in sorted(entrants, key=lambda e: e.id)
     ]
 
@@ -97,12 +104,17 @@ def board_result(
         return None
     ids = keys(list(entrants.values()))
     if p.game_id is None:
-        gone = [i for i in (p.first_id, p.second_id) if entrants[i].withdrew_after is not None]
+        gone = [i for i in (p.first_id, p.second_id) if entrants[i].withdrawn_at is not None]
         if not gone:
             return None  # its game is still to be made
         stays = [i for i in (p.first_id, p.second_id) if i not in gone]
         return core.GameResult(
-            p.round, p.board, None, None, ids[stays[0]] if stays else None, forfeit=True,
+            p.round,
+            p.board,
+            None,
+            None,
+            ids[stays[0]] if stays else None,
+            forfeit=True,
             game=p.game,
         )
     if played is None or game is None:
@@ -271,7 +283,9 @@ def crosstable(
     return Cross(names, tuple(grid))
 
 
-def result_text(result: core.GameResult | None, p: EventPairing, keys_: Mapping[int, str]) -> str | None:
+def result_text(
+    result: core.GameResult | None, p: EventPairing, keys_: Mapping[int, str]
+) -> str | None:
     """A board's result as a page shows it: 1-0, 0-1, bye, forfeit, or None while it runs."""
     if p.second_id is None:
         return "bye"

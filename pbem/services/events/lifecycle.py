@@ -1,8 +1,8 @@
-"""An event's life before its rounds: create, join, enter the computer, withdraw, start.
+"""An event created: the organiser's choices checked, the seed drawn and committed to.
 
 Every choice the organiser does not make by hand is drawn from the event's seed
 (``pbem.events``), committed to (its SHA-256 shown) when the event is created and shown
-once it is over. The rounds themselves are ``rounds.py``'s.
+once it is over. Joining and leaving are ``entries.py``'s, the rounds ``rounds.py``'s.
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from ...engine import names
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
-from ...store.models import Event, EventEntrant, Player
+from ...store.models import Event, Player
 from ..core.env import Env
-from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
+from ..core.errors import InvalidInput, Missing
 from ..core.identity import checked_name, new_public_id
-from ..play import computer, games
+from ..play import games
 from . import draw
 
 #: The formats a person may choose (``pbem.events``' names).
@@ -71,9 +70,7 @@ class EventSpec:
         rounds = self.rounds
         if self.format == "swiss":
             if rounds is None or not 1 <= rounds <= MAX_SWISS_ROUNDS:
-                raise InvalidInput(
-                    _l("Swiss rounds: 1 to %(high)s", high=MAX_SWISS_ROUNDS)
-                )
+                raise InvalidInput(_l("Swiss rounds: 1 to %(high)s", high=MAX_SWISS_ROUNDS))
         else:
             rounds = None
         return EventSpec(
@@ -139,98 +136,3 @@ def event_row(session, public_id: str, *, lock: bool = False) -> Event:  # type:
     if event is None:
         raise Missing(_l("There is no such event."))
     return event
-
-
-def _open(event: Event) -> None:
-    if event.state != "open":
-        raise WrongState(_l("This event has started: it takes no new players."))
-
-
-def _room(session, event: Event) -> None:  # type: ignore[no-untyped-def]
-    if event_rows.entrant_count(session, event.id) >= event.max_players:
-        raise WrongState(_l("This event is full."))
-
-
-def join(env: Env, public_id: str, player_id: int, invitation: str | None = None) -> bool:
-    """Join an event; True when this filled an event that starts when full (it starts)."""
-    now = env.clock.now()
-    with env.db.write() as session:
-        event = event_row(session, public_id, lock=True)
-        _open(event)
-        if event.access == "invitation" and (
-            not invitation
-            or not secrets.compare_digest(invitation_hash(invitation), event.invitation_hash or "")
-        ):
-            raise NotAllowed(_l("This event is by invitation: open the link you were sent."))
-        _room(session, event)
-        player = session.get(Player, player_id)
-        if player is None or player.erased_at is not None:
-            raise Missing(_l("There is no such player."))
-        try:
-            event_rows.join(
-                session,
-                EventEntrant(
-                    event_id=event.id,
-                    player_id=player_id,
-                    name=names.sanitized(player.display_name),
-                    rating=player.rating_mu,
-                    joined_at=now,
-                ),
-            )
-        except event_rows.Joined:
-            raise WrongState(_l("You are in this event already.")) from None
-        full = event_rows.entrant_count(session, event.id) >= event.max_players
-        starts = full and event.start_mode == "full"
-    if starts:
-        from . import rounds  # the rounds use this module's rows
-
-        rounds.start(env, public_id)
-    return starts
-
-
-def enter_computer(env: Env, public_id: str, player_id: int, level: str | None) -> None:
-    """The organiser enters the computer at a level (one computer per event)."""
-    level = computer.checked_level(level)
-    now = env.clock.now()
-    with env.db.write() as session:
-        event = event_row(session, public_id, lock=True)
-        if event.creator_id != player_id:
-            raise NotAllowed(_l("Only the event's organiser can enter the computer."))
-        _open(event)
-        _room(session, event)
-        if any(e.computer_level is not None for e in event_rows.active(session, event.id)):
-            raise WrongState(_l("The computer is in this event already."))
-        event_rows.join(
-            session,
-            EventEntrant(
-                event_id=event.id,
-                computer_level=level,
-                name=computer.name(level),
-                rating=None,
-                joined_at=now,
-            ),
-        )
-
-
-def withdraw(env: Env, public_id: str, player_id: int) -> None:
-    """Leave an event. Before it starts the place is freed; once it runs, the player's
-    running games are resigned (each a loss, as a resignation in the game's own log)
-    and the rounds still to come score their boards as losses (``rounds.py``)."""
-    now = env.clock.now()
-    with env.db.write() as session:
-        event = event_row(session, public_id, lock=True)
-        if event.state in ("finished", "cancelled"):
-            raise WrongState(_l("This event is over."))
-        entrant = next(
-            (e for e in event.entrants if e.player_id == player_id and e.withdrawn_at is None),
-            None,
-        )
-        if entrant is None:
-            raise Missing(_l("You are not in this event."))
-        event_rows.withdraw(session, entrant.id, now)
-        running = event.state == "running"
-        entrant_id = entrant.id
-    if running:
-        from . import rounds
-
-        rounds.resign_games(env, public_id, entrant_id)

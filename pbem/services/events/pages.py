@@ -71,7 +71,7 @@ class EventPage:
     entrants: tuple[Entrant, ...]
     standings: tuple[draw.Row, ...]
     tiebreaks: tuple[str, ...]  #: the tie-breaks' keys, in order (``draw.TIEBREAK_KEYS``)
-    crosstable: draw.Crosstable | None  # round robin only
+    crosstable: draw.Cross | None  # round robin only
     rounds: tuple[RoundView, ...]
     organiser: bool
     #: The viewer: None (not signed in or not in it), "in", or "withdrawn".
@@ -79,8 +79,10 @@ class EventPage:
 
     @property
     def can_join(self) -> bool:
-        return self.summary.state == "open" and self.me is None and (
-            self.summary.players < self.summary.max_players
+        return (
+            self.summary.state == "open"
+            and self.me is None
+            and (self.summary.players < self.summary.max_players)
         )
 
     @property
@@ -94,7 +96,7 @@ def _summary(event: Event) -> EventSummary:
         event.name,
         event.format,
         event.state,
-        sum(1 for e in event.entrants if e.withdrawn_at is None),
+        sum(1 for e in event.entrants if e.withdrawn_at is None),  # the places taken
         event.max_players,
         event.days_per_move,
         event.start_mode,
@@ -112,12 +114,13 @@ def listing(env: Env) -> list[EventSummary]:
 def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventPage:
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
-        entrants = list(event.entrants)
-        names = {e.id: e.name for e in entrants}
-        results = rounds.results_of(session, env, event)
-        by_board = {(r.round, r.board): r for r in results if r is not None}
-        game_rows = event_rows.games_of(session, event.id)
+        entrants = draw.counted(event.entrants)
+        names = {e.id: e.name for e in event.entrants}
+        keys = draw.keys(entrants)
         pairings = event_rows.pairings(session, event.id)
+        results = rounds.results_of(session, env, event, pairings)
+        by_board = dict(zip((p.id for p in pairings), results, strict=True))
+        game_rows = event_rows.games_of(session, event.id)
         round_views = []
         for r in event_rows.rounds(session, event.id):
             boards = []
@@ -132,7 +135,7 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
                         names[p.second_id] if p.second_id is not None else None,
                         game.public_id if game is not None else None,
                         game.status if game is not None else None,
-                        draw.result_text(by_board.get((p.round, p.board)), p),
+                        draw.result_text(by_board[p.id], p, keys),
                     )
                 )
             round_views.append(
@@ -143,8 +146,8 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
                     tuple(boards),
                 )
             )
-        mine = next((e for e in entrants if viewer_id and e.player_id == viewer_id), None)
-        table = draw.standings(event, entrants, results)
+        mine = next((e for e in event.entrants if viewer_id and e.player_id == viewer_id), None)
+        table = draw.standings(event, entrants, pairings, results)
         return EventPage(
             _summary(event),
             event.access,
@@ -153,11 +156,14 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             draw.rounds_planned(event, entrants),
             tuple(
                 Entrant(e.name, e.computer_level, e.withdrawn_at is not None, e is mine)
-                for e in entrants
+                for e in event.entrants
+                if e in entrants or e.withdrawn_at is None
             ),
             tuple(table),
             draw.TIEBREAK_KEYS.get(event.format, ()),
-            draw.crosstable(event, entrants, results) if draw.is_round_robin(event) else None,
+            draw.crosstable(event, entrants, pairings, results)
+            if draw.is_round_robin(event) and event.state != "open"
+            else None,
             tuple(round_views),
             viewer_id is not None and event.creator_id == viewer_id,
             None if mine is None else ("withdrawn" if mine.withdrawn_at else "in"),
@@ -168,14 +174,9 @@ def record(env: Env, public_id: str) -> dict[str, Any]:
     """The event record (``jaipur-event/1``): the seed in it only once the event is over."""
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
-        results = rounds.results_of(session, env, event)
-        return draw.record(
-            event,
-            list(event.entrants),
-            event_rows.pairings(session, event.id),
-            results,
-            event_rows.games_of(session, event.id),
-        )
+        rows = event_rows.pairings(session, event.id)
+        results = rounds.results_of(session, env, event, rows)
+        return draw.record(event, draw.counted(event.entrants), rows, results)
 
 
 def finished_games(env: Env, public_id: str) -> bool:

@@ -2,25 +2,32 @@
 
 Each board's game is an ordinary pbem game (``play.games.create_game``, invitations
 left out), so every feature of a game works in it; each player gets one mail for the
-round, naming their game and their opponent (``mailing.game_mails.event_round``) or
-their bye. A round ends when every game of it has ended; a game whose player let the
-clock run out is ended by the ``events`` job, which claims the win for the other
-player at once (docs/events.md, "Timeouts"). The next round is paired then, from the
-seed and the results; after the last one the seed is shown and everyone is mailed
-the final standings.
+round: the game's first mail, naming the event, the round and the opponent
+(``mailing.game_mails.event_round``), or their bye's (``mails.bye``). A round ends when
+every game of it has ended; a game whose player let the clock run out is ended by the
+``events`` job, which claims the win for the other player (docs/events.md,
+"Timeouts"). An elimination board whose game has no winner gets a tie-break game in the
+same round. The next round is paired then, from the seed and the results; after the
+last one the seed is shown and every player is mailed the final standings.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from ... import events as core
+from ...clock import as_utc
+from ...engine import Match
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
-from ...store.models import Event, EventEntrant, EventPairing, Game, Player
+from ...store import games as game_store
+from ...store import wakeup
+from ...store.models import Event, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import WrongState
@@ -31,6 +38,7 @@ from ..play import computer, games, moves
 from . import draw, lifecycle, mails
 
 logger = logging.getLogger(__name__)
+CLIENT = Client(user_agent="pbem event")
 
 
 @dataclass
@@ -44,9 +52,9 @@ class Advanced:
 
 
 def start(env: Env, public_id: str) -> int | None:
-    """Start an open event: its entrants fixed, ratings taken for seeding, round 1 paired.
+    """Start an open event: its players fixed, ratings taken for seeding, round 1 paired.
 
-    Fewer than two players at the start: the event is cancelled. Returns the round paired."""
+    With fewer than two players the event is cancelled. Returns the round paired."""
     now = env.clock.now()
     with env.db.write() as session:
         event = lifecycle.event_row(session, public_id, lock=True)
@@ -64,32 +72,31 @@ def start(env: Env, public_id: str) -> int | None:
     return pair_next(env, public_id)
 
 
-def _entrants(event: Event) -> list[EventEntrant]:
-    return list(event.entrants)
-
-
-def results_of(session: Session, env: Env, event: Event) -> list[draw.BoardResult]:
-    """Every board's result so far: a finished game's, a bye's, a forfeit's."""
-    entrants = {e.id: e for e in event.entrants}
-    game_rows = event_rows.games_of(session, event.id)
-    out = []
-    for p in event_rows.pairings(session, event.id):
-        game = game_rows.get(p.game_id) if p.game_id is not None else None
-        out.append(draw.board_result(p, entrants, game, _match_of(session, env, game)))
-    return out
-
-
-def _match_of(session: Session, env: Env, game: Game | None):  # type: ignore[no-untyped-def]
+def _played(session: Session, env: Env, game: Game | None) -> tuple[Match, str] | None:
+    """A finished game's match and last chain hash (None while it runs, or frozen)."""
     if game is None or game.status != GameStatus.FINISHED or game.integrity_error:
         return None
     rows = log_rows(session, game)
-    return state_of(env, game, rows), (rows[-1].hash if rows else "")
+    return state_of(env, game, rows), rows[-1].hash if rows else ""
+
+
+def results_of(
+    session: Session, env: Env, event: Event, rows: Sequence[EventPairing]
+) -> list[core.GameResult | None]:
+    """Each board's result so far, in ``rows``' order (None: a bye, or still running)."""
+    entrants = {e.id: e for e in draw.counted(event.entrants)}
+    games_by_id = event_rows.games_of(session, event.id)
+    out = []
+    for p in rows:
+        game = games_by_id.get(p.game_id) if p.game_id is not None else None
+        out.append(draw.board_result(p, entrants, game, _played(session, env, game)))
+    return out
 
 
 def pair_next(env: Env, public_id: str) -> int | None:
     """Pair the next round of a running event whose rounds so far have all ended, make
     its games and mail its players; finish the event when no round is left. Returns the
-    round paired (None: finished, or another run paired it first)."""
+    round paired (None: the event finished, or another run paired the round first)."""
     now = env.clock.now()
     with env.db.write() as session:
         event = lifecycle.event_row(session, public_id, lock=True)
@@ -99,99 +106,93 @@ def pair_next(env: Env, public_id: str) -> int | None:
         if made and made[-1].ended_at is None:
             raise WrongState(_l("The current round has games still running."))
         number = len(made) + 1
-        results = results_of(session, env, event)
-        boards = draw.pair(event, _entrants(event), results, number)
+        rows = event_rows.pairings(session, event.id)
+        results = results_of(session, env, event, rows)
+        entrants = draw.counted(event.entrants)
+        boards = draw.pair(event, entrants, rows, results, number)
         if not boards:
-            _finish(session, env, event, results, now)
+            _finish(session, env, event, rows, results, now)
             return None
         try:
             event_rows.add_round(session, event.id, number, now)
         except event_rows.RoundMade:
             return None
-        withdrawn = {e.id for e in event.entrants if e.withdrawn_at is not None}
-        rows = [
-            EventPairing(
-                event_id=event.id,
-                round=number,
-                board=b.board,
-                first_id=b.first,
-                second_id=b.second,
-            )
-            for b in boards
-        ]
-        event_rows.add_pairings(session, rows)
-        for row in rows:
-            if row.second_id is None:
-                mails.bye(session, env, event, _by_id(event, row.first_id), number)
-            elif withdrawn & {row.first_id, row.second_id}:
-                pass  # a forfeit: scored as the withdrawn player's loss, no game
+        _add_boards(session, env, event, boards)
         event_id = event.id
-    _make_games(env, event_id, number)
+    _make_games(env, event_id)
     return number
 
 
-def _by_id(event: Event, entrant_id: int) -> EventEntrant:
-    return next(e for e in event.entrants if e.id == entrant_id)
+def _add_boards(session: Session, env: Env, event: Event, boards: Sequence[core.Pairing]) -> None:
+    """The round's boards as rows; a bye's mail at once (a game's comes with the game)."""
+    entrants = draw.counted(event.entrants)
+    rows = [
+        EventPairing(
+            event_id=event.id,
+            round=b.round,
+            board=b.board,
+            game=b.game,
+            first_id=draw.entrant_row(entrants, b.first).id,
+            second_id=draw.entrant_row(entrants, b.second).id if b.second is not None else None,
+        )
+        for b in boards
+    ]
+    event_rows.add_pairings(session, rows)
+    for b in boards:
+        if b.second is None:
+            mails.bye(session, env, event, draw.entrant_row(entrants, b.first), b.round)
 
 
-def seats_of(pairing: EventPairing) -> tuple[int, int]:
-    """The entrants in seats 0 and 1 of a board's game: the first player in seat 0,
-    unless the first player is the computer, whose seat is always seat 1."""
-    assert pairing.second_id is not None
-    return (pairing.first_id, pairing.second_id)
+def _person(player: Player) -> games.PlayerIn:
+    return games.stored_player(player.display_name, player.email, player.language, player.timezone)
 
 
-def _make_games(env: Env, event_id: int, number: int) -> None:
-    """Make the round's games, each with its players' round mail (one mail each)."""
+def _clock(days: int | None, against_computer: bool) -> games.GameClock:
+    """An event game's clock: the event's days per move and the usual reminders; against
+    the computer its own (``computer.CLOCK``: no deadline, the game waits)."""
+    if against_computer:
+        return computer.CLOCK
+    return games.GameClock(days_per_move=days)
+
+
+def _make_games(env: Env, event_id: int) -> int:
+    """Make the games of every board that has none yet and two players still in the
+    event, each with its players' round mail; returns how many were made."""
     with env.db.read() as session:
         event = session.get(Event, event_id)
         assert event is not None
+        entrants = {e.id: e for e in event.entrants}
         todo = [
-            (p.id, _by_id(event, p.first_id), _by_id(event, p.second_id))
+            (p.id, p.round, p.first_id, draw.seat_order(p, entrants))
             for p in event_rows.pairings(session, event_id)
-            if p.round == number and p.second_id is not None and p.game_id is None
-            and _by_id(event, p.first_id).withdrawn_at is None
-            and _by_id(event, p.second_id).withdrawn_at is None
+            if p.second_id is not None
+            and p.game_id is None
+            and entrants[p.first_id].withdrawn_at is None
+            and entrants[p.second_id].withdrawn_at is None
         ]
-        people = {
-            e.id: session.get(Player, e.player_id) for e in event.entrants if e.player_id
-        }
+        people = {e.id: session.get(Player, e.player_id) for e in event.entrants if e.player_id}
         days, rated, name, public_id = event.days_per_move, event.rated, event.name, event.public_id
-    for pairing_id, first, second in todo:
-        bot_first = first.computer_level is not None
-        seat0, seat1 = (second, first) if bot_first else (first, second)
-        level = seat1.computer_level
-
-        def person(e: EventEntrant) -> games.PlayerIn:
-            p = people[e.id]
-            assert p is not None
-            return games.stored_player(p.display_name, p.email, p.language, p.timezone)
-
-        clock = (
-            games.GameClock(days_per_move=days, vacation_days=0 if level else 10)
-            if level is None
-            else games.GameClock(
-                days_per_move=None, reminder_after_hours=7 * 24,
-                reminder_every_hours=14 * 24, timeout_action="wait", vacation_days=0,
-            )
-        )
+    for pairing_id, number, first_id, (seat0, seat1) in todo:
+        level = entrants[seat1].computer_level
+        p0 = people[seat0]
+        p1 = people.get(seat1)
+        assert p0 is not None and (p1 is not None or level is not None)
         created = games.create_game(
             env,
             (
-                person(seat0),
-                person(seat1) if level is None else games.PlayerIn(
-                    computer.name(level), computer.ADDRESS
-                ),
+                _person(p0),
+                _person(p1)
+                if p1 is not None
+                else games.PlayerIn(computer.name(level or ""), computer.ADDRESS),
             ),
-            first_player=1 if bot_first else 0,
-            clock=clock,
+            first_player=0 if seat0 == first_id else 1,
+            clock=_clock(days, level is not None),
             bot=level,
             invite=False,
         )
         with env.db.write() as session:
-            game = session.scalars(
-                __import__("sqlalchemy").select(Game).where(Game.public_id == created.public_id)
-            ).one()
+            game = game_store.by_public_id(session, created.public_id)
+            assert game is not None
             if not rated:
                 game.rated_at = game.created_at  # never counted in the ratings
             pairing = session.get(EventPairing, pairing_id)
@@ -202,19 +203,27 @@ def _make_games(env: Env, event_id: int, number: int) -> None:
             for seat in (0, 1):
                 if game.seats[seat].bot is None:
                     game_mails.event_round(
-                        session, env, game, seat, created.tokens[seat], match,
-                        event=name, event_url=env.event_url(public_id), round_no=number,
+                        session,
+                        env,
+                        game,
+                        seat,
+                        created.tokens[seat],
+                        match,
+                        event=name,
+                        event_url=env.event_url(public_id),
+                        round_no=number,
                     )
             if level is not None and match.to_move == 1:
-                from ...store import wakeup
+                wakeup.computer_to_move(session)  # the computer starts: at once
+    return len(todo)
 
-                wakeup.computer_to_move(session)
 
-
-def resign_games(env: Env, public_id: str, entrant_id: int) -> None:
-    """A withdrawn player's running games of the event: each resigned in its own log."""
+def resign_games(env: Env, public_id: str, entrant_id: int) -> int:
+    """A withdrawn player's running games in the event, each resigned in its own log
+    (source ``event``); returns how many."""
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
+        entrants = {e.id: e for e in event.entrants}
         found = []
         for p in event_rows.pairings(session, event.id):
             if p.game_id is None or entrant_id not in (p.first_id, p.second_id):
@@ -222,37 +231,29 @@ def resign_games(env: Env, public_id: str, entrant_id: int) -> None:
             game = session.get(Game, p.game_id)
             if game is None or game.status != GameStatus.IN_PROGRESS:
                 continue
-            seat = next(
-                s.seat for s in game.seats if s.bot is None and _entrant_seat(event, p, s.seat)
-                == entrant_id
-            )
-            found.append((game.public_id, seat, game.seats[seat].key_version, len(log_rows(session, game))))
+            seat = draw.seat_order(p, entrants).index(entrant_id)
+            n = len(log_rows(session, game))
+            found.append((game.public_id, seat, game.seats[seat].key_version, n))
     for game_id, seat, version, n in found:
         token = env.links.seat_token(game_id, seat, version)
         try:
-            moves.resign(env, token, n + 1, Client(user_agent="pbem event"), source="event")
+            moves.resign(env, token, n + 1, CLIENT, source="event")
         except WrongState:
             logger.info("event %s: game %s moved on while resigning", public_id, game_id)
-
-
-def _entrant_seat(event: Event, p: EventPairing, seat: int) -> int:
-    """The entrant in ``seat`` of board ``p``'s game (``_make_games``' rule)."""
-    first, second = _by_id(event, p.first_id), p.second_id
-    assert second is not None
-    order = (second, first.id) if first.computer_level is not None else (first.id, second)
-    return order[seat]
+    return len(found)
 
 
 def advance(env: Env) -> Advanced:
-    """The scheduler's ``events`` job: start the events due, end what timed out, end the
-    rounds whose games all ended and pair the next ones, finish the events done."""
+    """The scheduler's ``events`` job: start the events due, end the games whose clock
+    ran out, end the rounds whose games all ended and pair the next, finish the events
+    done. One event's trouble never stops the others."""
     done = Advanced()
     now = env.clock.now()
     with env.db.read() as session:
         due = [
             e.public_id
             for e in event_rows.with_state(session, "open")
-            if e.start_mode == "date" and e.starts_at is not None and _utc(e.starts_at) <= now
+            if e.start_mode == "date" and e.starts_at is not None and as_utc(e.starts_at) <= now
         ]
         running = [e.public_id for e in event_rows.with_state(session, "running")]
     for public_id in due:
@@ -264,56 +265,56 @@ def advance(env: Env) -> Advanced:
     for public_id in running:
         try:
             _advance_one(env, public_id, done)
-        except Exception:  # one event's trouble never stops the others (invariant 9)
+        except Exception:  # invariant 9: one bad event never stops work for the others
             logger.exception("event %s could not advance", public_id)
     return done
-
-
-def _utc(at: datetime) -> datetime:
-    from ...clock import as_utc
-
-    return as_utc(at)
 
 
 def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
         made = event_rows.rounds(session, event.id)
-        if not made or made[-1].ended_at is not None:
-            current = None
+        if made and made[-1].ended_at is not None:
+            current = None  # a crash between ending a round and pairing the next
         else:
-            current = made[-1].number
-        boards = [p for p in event_rows.pairings(session, event.id) if p.round == current]
-        overdue, running = [], 0
-        for p in boards:
-            if p.game_id is None:
-                continue
-            game = session.get(Game, p.game_id)
-            assert game is not None
-            if game.status == GameStatus.FINISHED:
-                continue
-            running += 1
-            rows = log_rows(session, game)
-            match = state_of(env, game, rows)
-            if match.overdue is not None and game.timeout_action == "claim":
-                overdue.append((game.public_id, 1 - match.overdue, game.seats, len(rows)))
-        event_id, missing = event.id, any(
-            p.game_id is None and p.second_id is not None
-            and all(_by_id(event, i).withdrawn_at is None for i in (p.first_id, p.second_id))
+            current = made[-1].number if made else None
+        entrants = {e.id: e for e in event.entrants}
+        rows = event_rows.pairings(session, event.id)
+        boards = [p for p in rows if p.round == current]
+        unmade = any(
+            p.game_id is None
+            and p.second_id is not None
+            and entrants[p.first_id].withdrawn_at is None
+            and entrants[p.second_id].withdrawn_at is None
             for p in boards
         )
-    if current is not None and missing:
-        _make_games(env, event_id, current)  # a run cut short between pairing and games
+        overdue, running = [], 0
+        for p in boards:
+            game = session.get(Game, p.game_id) if p.game_id is not None else None
+            if game is None or game.status != GameStatus.IN_PROGRESS:
+                continue
+            running += 1
+            log = log_rows(session, game)
+            match = state_of(env, game, log)
+            if match.overdue is not None and game.timeout_action == "claim":
+                waiting = 1 - match.overdue
+                key = game.seats[waiting].key_version
+                overdue.append((game.public_id, waiting, key, len(log)))
+        event_id = event.id
+    if unmade:
+        _make_games(env, event_id)  # a run cut short between the pairing and the games
         return
-    for game_id, seat, seats, n in overdue:
-        token = env.links.seat_token(game_id, seat, seats[seat].key_version)
+    for game_id, seat, version, n in overdue:
+        token = env.links.seat_token(game_id, seat, version)
         try:
-            moves.claim_win(env, token, n + 1, Client(user_agent="pbem event"), source="event")
+            moves.claim_win(env, token, n + 1, CLIENT, source="event")
             done.claimed += 1
             running -= 1
         except WrongState:
             pass
     if running:
+        return
+    if current is not None and _tie_breaks(env, public_id, current):
         return
     if current is not None:
         with env.db.write() as session:
@@ -327,13 +328,34 @@ def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
         done.rounds += 1
 
 
+def _tie_breaks(env: Env, public_id: str, number: int) -> bool:
+    """An elimination round's boards without a winner get a tie-break game; True if any."""
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        rows = event_rows.pairings(session, event.id)
+        results = results_of(session, env, event, rows)
+        needed = draw.tie_breaks(event, draw.counted(event.entrants), rows, results, number)
+        if not needed:
+            return False
+        _add_boards(session, env, event, needed)
+        event_id = event.id
+    _make_games(env, event_id)
+    return True
+
+
 def _finish(
-    session: Session, env: Env, event: Event, results: list[draw.BoardResult], now: datetime
+    session: Session,
+    env: Env,
+    event: Event,
+    rows: Sequence[EventPairing],
+    results: Sequence[core.GameResult | None],
+    now: datetime,
 ) -> None:
-    """The last round is over: the seed shown, and everyone mailed the final standings."""
+    """The last round is over: the seed shown, and every player mailed the final standings."""
     event.state, event.finished_at = "finished", now
-    table = draw.standings(event, _entrants(event), results)
-    for entrant in event.entrants:
+    entrants = draw.counted(event.entrants)
+    table = draw.standings(event, entrants, rows, results)
+    for entrant in entrants:
         if entrant.player_id is not None:
             player = session.get(Player, entrant.player_id)
             if player is not None and player.erased_at is None:
