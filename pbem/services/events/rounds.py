@@ -50,6 +50,9 @@ class Advanced:
     rounds: int = 0
     finished: int = 0
 
+    def __bool__(self) -> bool:  # the scheduler logs a run that did something
+        return any(vars(self).values())
+
 
 def start(env: Env, public_id: str) -> int | None:
     """Start an open event: its players fixed, ratings taken for seeding, round 1 paired.
