@@ -51,4 +51,11 @@ def round_count(rules: EventRules, entrants: int) -> int:
     bye); double: twice that. Swiss: as set. Elimination: ceil(log2 n), the rounds of
     the bracket (tie-break games are played inside their round).
     """
-    raise NotImplementedError
+    if entrants < 2:
+        return 0
+    if rules.format is Format.SWISS:
+        return rules.rounds or 0
+    if rules.format is Format.ELIMINATION:
+        return (entrants - 1).bit_length()
+    once = entrants - 1 if entrants % 2 == 0 else entrants
+    return 2 * once if rules.format is Format.DOUBLE_ROUND_ROBIN else once
