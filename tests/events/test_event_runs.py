@@ -34,7 +34,7 @@ def _round_mails(env, address: str) -> list[OutboxMessage]:
 
 
 def test_a_swiss_of_five_with_the_computer_runs_to_the_end(env):
-    public_id, ids = new_event(
+    public_id, _ids = new_event(
         env, "swiss", 4, computer="easy", format="swiss", rounds=3, days_per_move=2
     )
     assert state(env, public_id) == "running"  # the fifth place filled: it started
@@ -69,7 +69,7 @@ def test_a_swiss_of_five_with_the_computer_runs_to_the_end(env):
 
 
 def test_a_round_robin_of_four_has_a_crosstable_and_everyone_meets_everyone(env):
-    public_id, ids = new_event(env, "robin", 4, format="round-robin", days_per_move=3)
+    public_id, _ids = new_event(env, "robin", 4, format="round-robin", days_per_move=3)
     for _ in range(3):
         finish_round(env, public_id, loser_seat=0)
     assert state(env, public_id) == "finished"
@@ -85,7 +85,7 @@ def test_a_round_robin_of_four_has_a_crosstable_and_everyone_meets_everyone(env)
 
 
 def test_an_elimination_of_four_ends_with_one_winner(env):
-    public_id, ids = new_event(env, "knock", 4, format="elimination", days_per_move=3)
+    public_id, _ids = new_event(env, "knock", 4, format="elimination", days_per_move=3)
     finish_round(env, public_id)
     page = pages.event_page(env, public_id)
     assert len(page.rounds) == 2 and len(page.rounds[1].boards) == 1  # the final
@@ -164,7 +164,7 @@ def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(
 
 
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):
-    public_id, ids = new_event(env, "plain", 2, format="swiss", rounds=1)
+    public_id, _ids = new_event(env, "plain", 2, format="swiss", rounds=1)
     ((game, _),) = running_games(env, public_id)
     mail = _round_mails(env, "plain1@example.test")[0]
     assert "plain cup" in mail.subject and "/s/" in mail.text_body
