@@ -74,7 +74,9 @@ def spec_from(data: Any) -> lifecycle.EventSpec:
     days_raw = str(data.get("days_per_move", "3") or "3").strip()
     days = None
     if days_raw != "none":
-        days = inputs.clock_number({"d": days_raw}, "d", _l("Time per move"), 3)
+        days = inputs.clock_number(
+            {"days_per_move": days_raw}, "days_per_move", _l("Time per move"), 3
+        )
     starts_at = None
     if str(data.get("start_mode", "full")) == "date":
         raw = str(data.get("starts_at", ""))[:40].strip()

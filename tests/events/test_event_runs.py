@@ -99,9 +99,12 @@ def test_an_elimination_of_four_ends_with_one_winner(env):
 def test_a_withdrawal_resigns_the_running_game_and_forfeits_the_later_ones(env):
     public_id, ids = new_event(env, "leave", 4, format="round-robin", days_per_move=3)
     leaving = ids[3]
+    game_ids = [g.id for g, _ in running_games(env, public_id)]
     entries.withdraw(env, public_id, leaving)
     with env.db.read() as session:
-        resigned = session.scalars(select(MoveRow).where(MoveRow.source == "event")).all()
+        resigned = session.scalars(
+            select(MoveRow).where(MoveRow.source == "event", MoveRow.game_id.in_(game_ids))
+        ).all()
     assert len(resigned) == 1 and resigned[0].move == "resign"
     for _ in range(3):
         finish_round(env, public_id)
