@@ -22,8 +22,11 @@ from .engine import (
     read_record,
     replay,
     result_json,
+    strict_json,
     verify,
 )
+from .events import EVENT_FORMAT, EventRecord, is_event, verify_event
+from .events import parse as parse_event
 
 
 def _load(path: str) -> Record:
@@ -134,9 +137,10 @@ def moves_command(file: str) -> None:
 )
 def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
     """Check records: format, seed against commitment, hash chain, times, replay, position
-    digests, result and dispute evidence. One line per file: ``ok``, ``FAIL`` (a check
-    failed) or ``NOT A RECORD``. Exit 0 when every file holds, 1 when a check fails, 2
-    when a file is not a record."""
+    digests, result and dispute evidence. An event record (jaipur-event/1) is checked by
+    recomputing its pairings and standings, and against the game records named with it.
+    One line per file: ``ok``, ``FAIL`` (a check failed) or ``NOT A RECORD``. Exit 0 when
+    every file holds, 1 when a check fails, 2 when a file is not a record."""
     if not files and not game_ids:
         raise click.UsageError("name record files, or --game GAME_ID")
     worst = 0  # 0 every file holds, 1 a check failed, 2 a file is not a record
@@ -145,30 +149,80 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
 
         if not all([verify_stored(game_id) for game_id in game_ids]):
             worst = 1
+    events: list[tuple[str, EventRecord]] = []
+    games: list[Record] = []
     for path in files:
         try:
+            event = _event(path)
+            if event is not None:
+                events.append((path, event))
+                continue
             record = read_record(path)
         except RecordError as exc:
             click.echo(f"NOT A RECORD {path}: {exc}")
             worst = 2
             continue
-        try:
-            report = verify(record)
-        except Exception as exc:  # a file the checks did not foresee: said, never a traceback
-            click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
-            worst = 2
-            continue
-        if report.ok:
-            names = ", ".join(c.name for c in report.checks)
-            click.echo(f"ok   {path}: {record.format}, {len(record.moves)} moves; {names} hold")
-            for what in report.unchecked:
-                click.echo(f"     not checked: {what}")
-        else:
-            failed = report.first_failure
-            assert failed is not None
-            click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
-            worst = max(worst, 1)
+        games.append(record)
+        worst = max(worst, _verify_game(path, record))
+    for path, event in events:
+        worst = max(worst, _verify_event(path, event, games))
     sys.exit(worst)
+
+
+def _event(path: str) -> EventRecord | None:
+    """The event record in ``path``, or None if the file says it is no event record."""
+    try:
+        with open(path, "rb") as f:
+            data = strict_json(f.read())
+    except OSError:
+        return None  # read_record says why
+    except RecordError:
+        return None
+    return parse_event(data) if is_event(data) else None
+
+
+def _verify_game(path: str, record: Record) -> int:
+    try:
+        report = verify(record)
+    except Exception as exc:  # a file the checks did not foresee: said, never a traceback
+        click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
+        return 2
+    if report.ok:
+        names = ", ".join(c.name for c in report.checks)
+        click.echo(f"ok   {path}: {record.format}, {len(record.moves)} moves; {names} hold")
+        for what in report.unchecked:
+            click.echo(f"     not checked: {what}")
+        return 0
+    failed = report.first_failure
+    assert failed is not None
+    click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
+    return 1
+
+
+def _verify_event(path: str, event: EventRecord, games: list[Record]) -> int:
+    """An event against itself and the game records named with it (those of its games)."""
+    ids = {r.game_id for r in event.results if r.game_id}
+    try:
+        report = verify_event(event, [g for g in games if g.game_id in ids])
+    except Exception as exc:  # as for a game: said, never a traceback
+        click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
+        return 2
+    if not report.ok:
+        failed = report.first_failure
+        assert failed is not None
+        click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
+        return 1
+    rounds = len({p.round for p in event.pairings})
+    played = sum(1 for c in report.checks if c.name.startswith("game "))
+    names = ", ".join(c.name for c in report.checks if not c.name.startswith("game "))
+    click.echo(
+        f"ok   {path}: {EVENT_FORMAT}, {event.rules.format.value}, {len(event.entrants)} "
+        f"entrants, {rounds} rounds, {len(event.results)} results; {names} hold; "
+        f"{played} game records match"
+    )
+    for what in report.unchecked:
+        click.echo(f"     not checked: {what}")
+    return 0
 
 
 COMMANDS = (replay_command, moves_command, verify_command)

@@ -10,7 +10,7 @@ from .entrants import Entrant
 from .formats import EventRules, Format, round_count
 from .pairing import Pairing, pair_round, round_finished, tie_breaks
 from .record import EVENT_FORMAT, EventRecord, EventRecordError, is_event, parse, read_event
-from .results import GameResult
+from .results import GameResult, from_match
 from .standings import Cell, Crosstable, Standing, crosstable, standings
 from .verify import EventVerification, verify_event
 
@@ -31,6 +31,7 @@ __all__ = [
     "commit",
     "crosstable",
     "derive",
+    "from_match",
     "is_event",
     "new_seed",
     "pair_round",

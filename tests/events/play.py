@@ -1,94 +1,128 @@
-"""Running events through the services in tests: players, finishing a round's games."""
+"""Whole events played with random legal moves, pure: the records a server would write."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import random
+from dataclasses import dataclass
 
-from pbem.services.core.access import Client
-from pbem.services.core.env import Env
-from pbem.services.core.identity import player_for
-from pbem.services.core.log import log_rows
-from pbem.services.events import entries, lifecycle, rounds
-from pbem.services.play import moves
-from pbem.services.scheduled import jobs
-from pbem.store.models import Event, EventPairing, Game, OutboxMessage
+from pbem.engine import Match, Record, build_record, chain_start, log_move, position_digester, rng
+from pbem.events import (
+    Entrant,
+    EventRecord,
+    EventRules,
+    GameResult,
+    Pairing,
+    commit,
+    from_match,
+    pair_round,
+    round_count,
+    round_finished,
+    standings,
+    tie_breaks,
+)
+
+CREATED_AT = "2026-12-02T09:00:00Z"
+EVENT_SEED = bytes(range(32))
 
 
-def players(env: Env, prefix: str, count: int) -> list[int]:
-    """``count`` accounts, ``prefix1@example.test``…; their ids."""
-    now = env.clock.now()
-    with env.db.write() as session:
-        made = [
-            player_for(session, f"{prefix}{i}@example.test", f"{prefix.title()} {i}", now)
-            for i in range(1, count + 1)
-        ]
-        session.flush()
-        return [p.id for p in made]
-
-
-def new_event(env: Env, prefix: str, people: int, computer: str | None = None, **spec):
-    """An event of ``people`` accounts (the first the organiser) and maybe the computer,
-    full (so started): its public id and the players' ids."""
-    ids = players(env, prefix, people)
-    total = people + (computer is not None)
-    created = lifecycle.create(
-        env, ids[0], lifecycle.EventSpec(name=f"{prefix} cup", max_players=total, **spec)
+def play_game(pairing: Pairing, choice_seed: int) -> Record:
+    """A finished event game: ``first`` at seat 0, moving first."""
+    rnd = random.Random(choice_seed)
+    seed = rng.Stream(choice_seed.to_bytes(8, "big") * 4, "game").read(32)
+    commitment = rng.commitment(seed)
+    game_id = f"g-{pairing.round}-{pairing.board}-{pairing.game}-{choice_seed}"
+    start = chain_start(
+        "jaipur-record/2", commitment, game_id=game_id, created_at=CREATED_AT, first_player=0
     )
-    if computer is not None:
-        entries.enter_computer(env, created.public_id, ids[0], computer)
-    for pid in ids:
-        entries.join(env, created.public_id, pid)
-    return created.public_id, ids
+    digest = position_digester("jaipur-record/2", seed)
+    state, log, previous = Match.new(seed, 0), [], start
+    while not state.is_over:
+        seat, move = state.to_move, rnd.choice(state.legal_moves())
+        state = state.apply(move)
+        at = f"2026-12-0{3 + len(log) // 3600}T{len(log) // 60 % 24:02d}:{len(log) % 60:02d}:00Z"
+        entry = log_move(previous, len(log) + 1, seat, move, at, state, digest)
+        log.append(entry)
+        previous = entry.hash
+    return build_record(
+        seed=seed,
+        commitment=commitment,
+        moves=log,
+        final=state,
+        game_id=game_id,
+        players=[{"seat": 0, "name": pairing.first}, {"seat": 1, "name": pairing.second}],
+        created_at=CREATED_AT,
+        first_player=0,
+    )
 
 
-def running_games(env: Env, public_id: str) -> list[tuple[Game, EventPairing]]:
-    """The event's games still running, by round and board."""
-    with env.db.read() as session:
-        event = session.scalars(select(Event).where(Event.public_id == public_id)).one()
-        found = session.execute(
-            select(EventPairing, Game)
-            .join(Game, Game.id == EventPairing.game_id)
-            .where(EventPairing.event_id == event.id, Game.status == "in_progress")
-            .order_by(EventPairing.round, EventPairing.board, EventPairing.game)
-        )
-        return [(g, p) for p, g in found]
+@dataclass
+class Played:
+    record: EventRecord
+    games: list[Record]
 
 
-def resign(env: Env, game: Game, seat: int) -> None:
-    """``seat`` resigns ``game`` (the computer's seat cannot: the person resigns then)."""
-    with env.db.read() as session:
-        g = session.get(Game, game.id)
-        if g.seats[seat].bot is not None:
-            seat = 1 - seat
-        n = len(log_rows(session, g))
-        token = env.links.seat_token(g.public_id, seat, g.seats[seat].key_version)
-    moves.resign(env, token, n + 1, Client())
+def run_event(
+    rules: EventRules,
+    entrants: list[Entrant],
+    *,
+    seed: bytes = EVENT_SEED,
+    choice_seed: int = 1,
+    no_winner: set[tuple[int, int, int]] = frozenset(),  # type: ignore[assignment]
+    forfeits: dict[tuple[int, int, int], str] | None = None,
+    rounds: int | None = None,
+) -> Played:
+    """Pair and play every round (``rounds`` of them: all by default). Games keyed in
+    ``no_winner`` end with no winner (both absent); in ``forfeits`` they are lost by the
+    named entrant unplayed; a withdrawn entrant's later round-robin games are forfeits."""
+    forfeits = forfeits or {}
+    pairings: list[Pairing] = []
+    results: list[GameResult] = []
+    games: list[Record] = []
+    out = {e.id: e.withdrew_after for e in entrants}
+    total = round_count(rules, len(entrants)) if rounds is None else rounds
+    n = choice_seed * 1000
+    for round_no in range(1, total + 1):
+        todo = pair_round(rules, entrants, results, round_no, seed, pairings)
+        while todo:
+            pairings += todo
+            for p in todo:
+                if p.second is None:
+                    continue
+                key = (p.round, p.board, p.game)
+                loser = forfeits.get(key)
+                for who in (p.first, p.second):
+                    after = out[who]
+                    if after is not None and round_no > after:
+                        loser = who
+                if loser is not None:
+                    winner = p.second if loser == p.first else p.first
+                    results.append(
+                        GameResult(p.round, p.board, None, None, winner, forfeit=True, game=p.game)
+                    )
+                    continue
+                if key in no_winner:
+                    results.append(GameResult(p.round, p.board, None, None, None, game=p.game))
+                    continue
+                n += 1
+                game = play_game(p, n)
+                games.append(game)
+                final = game.moves[-1].hash
+                from pbem.engine import replay
 
-
-def finish_round(env: Env, public_id: str, loser_seat: int = 1) -> None:
-    """Every running game of the event resigned by ``loser_seat``, then the job's run."""
-    for game, _ in running_games(env, public_id):
-        resign(env, game, loser_seat)
-    rounds.advance(env)
-
-
-def time_out(env: Env, game: Game) -> None:
-    """Let the clock run out in ``game``: past its days per move, the clock job's run."""
-    env.clock.advance(days=(game.days_per_move or 1) + 1)
-    jobs.run_clock(env)
-
-
-def event_mails(env: Env, to: str, kinds=("invitation", "event_bye", "event_over")):
-    with env.db.read() as session:
-        return list(
-            session.scalars(
-                select(OutboxMessage)
-                .where(OutboxMessage.to_addr == to, OutboxMessage.kind.in_(kinds))
-                .order_by(OutboxMessage.id)
-            )
-        )
-
-
-def state(env: Env, public_id: str) -> str:
-    with env.db.read() as session:
-        return session.scalars(select(Event.state).where(Event.public_id == public_id)).one()
+                results.append(from_match(p, game.game_id, final, replay(game)))
+            todo = tie_breaks(rules, [p for p in pairings if p.round == round_no], results)
+        assert round_finished(rules, [p for p in pairings if p.round == round_no], results)
+    table = standings(rules, entrants, pairings, results, seed)
+    record = EventRecord(
+        event_id="ev1",
+        name="Winter cup, 2026: «round» 1",
+        rules=rules,
+        created_at=CREATED_AT,
+        commitment=commit(seed),
+        seed=seed.hex(),
+        entrants=tuple(entrants),
+        pairings=tuple(pairings),
+        results=tuple(results),
+        standings=tuple(table),
+    )
+    return Played(record, games)

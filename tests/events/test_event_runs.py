@@ -19,7 +19,7 @@ from pbem.services.events import entries, lifecycle, pages, rounds
 from pbem.services.records import game_records
 from pbem.store.models import Event, EventPairing, Game, MoveRow, OutboxMessage
 
-from .play import event_mails, finish_round, new_event, running_games, state, time_out
+from .services_play import event_mails, finish_round, new_event, running_games, state, time_out
 
 
 def _record_checks(env, public_id: str) -> core.EventVerification:
@@ -120,7 +120,7 @@ def test_a_withdrawal_resigns_the_running_game_and_forfeits_the_later_ones(env):
 
 
 def test_an_invitation_event_takes_only_the_key_and_a_full_one_nobody_more(env):
-    from .play import players
+    from .services_play import players
 
     ids = players(env, "invite", 3)
     created = lifecycle.create(
@@ -147,7 +147,7 @@ def test_an_invitation_event_takes_only_the_key_and_a_full_one_nobody_more(env):
 def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(env):
     from datetime import timedelta
 
-    from .play import players
+    from .services_play import players
 
     ids = players(env, "dated", 3)
     at = env.clock.now() + timedelta(days=2)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from pbem import events as core
 from pbem.i18n import LANGUAGES
 from pbem.store.models import Player
-from tests.events.play import finish_round, new_event, running_games
+from tests.events.services_play import finish_round, new_event, running_games
 from tests.helpers import csrf_of
 from tests.web.test_players import sign_in
 
