@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem import events as core
+from pbem.engine.record import load_record
 from pbem.services.core.errors import NotAllowed, WrongState
 from pbem.services.events import entries, lifecycle, pages, rounds
 from pbem.services.records import game_records
@@ -23,10 +24,25 @@ from .services_play import event_mails, finish_round, new_event, running_games, 
 
 
 def _record_checks(env, public_id: str) -> core.EventVerification:
+    """The event record as a file carries it, checked with every game's record."""
     record = pages.record(env, public_id)
-    data = json.loads(json.dumps(record))  # as a file would carry it
+    data = json.loads(json.dumps(record))
     assert data["format"] == core.EVENT_FORMAT
-    return core.verify_event(data)
+    with env.db.read() as session:
+        event = session.scalars(select(Event).where(Event.public_id == public_id)).one()
+        ids = session.scalars(
+            select(Game.public_id)
+            .join(EventPairing, EventPairing.game_id == Game.id)
+            .where(EventPairing.event_id == event.id)
+        ).all()
+    games = [
+        load_record(json.dumps(game_records.export_record(env, game_id)).encode())
+        for game_id in ids
+    ]
+    report = core.verify_event(data, games)
+    assert report.ok, report.first_failure
+    assert sum(c.name.startswith("game ") for c in report.checks) == len(ids)
+    return report
 
 
 def _round_mails(env, address: str) -> list[OutboxMessage]:

@@ -34,8 +34,6 @@ class Client:
     user_agent: str | None = None
 
 
-
-
 def note_access(
     session: Session,
     env: Env,

@@ -4,8 +4,7 @@ Every pairing, standing and the record are computed by ``pbem.events`` (the code
 ``pbem verify`` runs), never here: this module only translates. An entrant's id in the
 core and the record is its place in the order of joining ("1", "2", …), which never
 changes (entrants are never deleted). A board's game has the first player in seat 0,
-except the computer, whose seat is always 1 (``games.create_game``): the game's
-``first_player`` then says who moves first.
+the computer too (``games.create_game``'s ``bot_seat``), and seat 0 moves first.
 """
 
 from __future__ import annotations
@@ -84,11 +83,10 @@ def pairings_of(
     ]
 
 
-def seat_order(p: EventPairing, entrants: Mapping[int, EventEntrant]) -> tuple[int, int]:
-    """The entrant row ids in seats 0 and 1 of a board's game."""
+def seat_order(p: EventPairing) -> tuple[int, int]:
+    """The entrant row ids in seats 0 and 1 of a board's game: the first player sits in
+    seat 0 and moves first (``pbem.events.Pairing``), the computer too."""
     assert p.second_id is not None
-    if entrants[p.first_id].computer_level is not None:
-        return (p.second_id, p.first_id)
     return (p.first_id, p.second_id)
 
 
@@ -120,24 +118,8 @@ def board_result(
     if played is None or game is None:
         return None
     match, last_hash = played
-    seats = seat_order(p, entrants)
-    flip = seats[0] != p.first_id  # the first player sits in seat 1 (the computer)
-    seals = match.seals[::-1] if flip else match.seals
-    totals = [0, 0]
-    for r in match.results:
-        totals[0] += r.scores[0]
-        totals[1] += r.scores[1]
-    points = (totals[1], totals[0]) if flip else (totals[0], totals[1])
-    winner = ids[seats[match.winner]] if match.winner is not None else None
-    return core.GameResult(
-        p.round,
-        p.board,
-        game.public_id,
-        last_hash,
-        winner,
-        (int(seals[0]), int(seals[1])),
-        (int(points[0]), int(points[1])),
-        game=p.game,
+    return core.from_match(
+        pairings_of([p], list(entrants.values()))[0], game.public_id, last_hash, match
     )
 
 

@@ -166,7 +166,7 @@ def _make_games(env: Env, event_id: int) -> int:
         assert event is not None
         entrants = {e.id: e for e in event.entrants}
         todo = [
-            (p.id, p.round, p.first_id, draw.seat_order(p, entrants))
+            (p.id, p.round, draw.seat_order(p))
             for p in event_rows.pairings(session, event_id)
             if p.second_id is not None
             and p.game_id is None
@@ -175,22 +175,22 @@ def _make_games(env: Env, event_id: int) -> int:
         ]
         people = {e.id: session.get(Player, e.player_id) for e in event.entrants if e.player_id}
         days, rated, name, public_id = event.days_per_move, event.rated, event.name, event.public_id
-    for pairing_id, number, first_id, (seat0, seat1) in todo:
-        level = entrants[seat1].computer_level
-        p0 = people[seat0]
-        p1 = people.get(seat1)
-        assert p0 is not None and (p1 is not None or level is not None)
+    for pairing_id, number, seated in todo:
+        levels = [entrants[i].computer_level for i in seated]
+        level = next((lv for lv in levels if lv is not None), None)
+        players = tuple(
+            games.PlayerIn(computer.name(lv), computer.ADDRESS)
+            if lv is not None
+            else _person(people[i])  # type: ignore[arg-type]
+            for i, lv in zip(seated, levels, strict=True)
+        )
         created = games.create_game(
             env,
-            (
-                _person(p0),
-                _person(p1)
-                if p1 is not None
-                else games.PlayerIn(computer.name(level or ""), computer.ADDRESS),
-            ),
-            first_player=0 if seat0 == first_id else 1,
+            players,  # type: ignore[arg-type]
+            first_player=0,  # the pairing's first player, in seat 0
             clock=_clock(days, level is not None),
             bot=level,
+            bot_seat=levels.index(level) if level is not None else 1,
             invite=False,
         )
         with env.db.write() as session:
@@ -216,7 +216,7 @@ def _make_games(env: Env, event_id: int) -> int:
                         event_url=env.event_url(public_id),
                         round_no=number,
                     )
-            if level is not None and match.to_move == 1:
+            if match.to_move is not None and game.seats[match.to_move].bot is not None:
                 wakeup.computer_to_move(session)  # the computer starts: at once
     return len(todo)
 
@@ -226,7 +226,6 @@ def resign_games(env: Env, public_id: str, entrant_id: int) -> int:
     (source ``event``); returns how many."""
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
-        entrants = {e.id: e for e in event.entrants}
         found = []
         for p in event_rows.pairings(session, event.id):
             if p.game_id is None or entrant_id not in (p.first_id, p.second_id):
@@ -234,7 +233,7 @@ def resign_games(env: Env, public_id: str, entrant_id: int) -> int:
             game = session.get(Game, p.game_id)
             if game is None or game.status != GameStatus.IN_PROGRESS:
                 continue
-            seat = draw.seat_order(p, entrants).index(entrant_id)
+            seat = draw.seat_order(p).index(entrant_id)
             n = len(log_rows(session, game))
             found.append((game.public_id, seat, game.seats[seat].key_version, n))
     for game_id, seat, version, n in found:
