@@ -272,6 +272,17 @@ def advance(env: Env) -> Advanced:
     return done
 
 
+def advance_event(env: Env, public_id: str) -> Advanced:
+    """One event's step of the ``events`` job, asked for by hand (``pbem event pair``):
+    the round ended and the next paired if every game of it has ended."""
+    done = Advanced()
+    with env.db.read() as session:
+        if lifecycle.event_row(session, public_id).state != "running":
+            raise WrongState(_l("This event is not running."))
+    _advance_one(env, public_id, done)
+    return done
+
+
 def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
