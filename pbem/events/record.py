@@ -254,6 +254,8 @@ def _pair(value: Any, round_no: int, ids: set[str]) -> tuple[Pairing, GameResult
         pairs.append((_int(got[0], f"{where}: '{key}'"), _int(got[1], f"{where}: '{key}'")))
     if not isinstance(result["forfeit"], bool):
         raise _fail(f"{where}: 'forfeit' must be true or false")
+    if raw["chain_hash"] is not None and raw["game_id"] is None:
+        raise _fail(f"{where}: a chain hash without the game's id")
     return pairing, GameResult(
         round=round_no,
         board=board,

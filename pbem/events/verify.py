@@ -91,6 +91,12 @@ def _results_check(record: EventRecord) -> Check:
         p = pairings.get((r.round, r.board, r.game))
         if p is None or p.second is None:
             return Check("results", False, f"round {r.round}, board {r.board}: no game to score")
+        if r.forfeit and (r.seals != (0, 0) or r.points != (0, 0)):
+            return Check(
+                "results",
+                False,
+                f"round {r.round}, board {r.board}: a forfeit with seals or round points",
+            )
         for who in (p.first, p.second):
             after = out.get(who)
             if after is not None and r.round > after and (not r.forfeit or r.winner == who):
