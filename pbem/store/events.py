@@ -156,3 +156,13 @@ def entrant_count(session: Session, event_id: int) -> int:
 
 def entrants_of_player(session: Session, player_id: int) -> list[EventEntrant]:
     return list(session.scalars(select(EventEntrant).where(EventEntrant.player_id == player_id)))
+
+
+def unrated_game_ids(session: Session) -> set[int]:
+    """The games of events that are not rated: never counted in the ratings."""
+    rows = session.scalars(
+        select(EventPairing.game_id)
+        .join(Event, Event.id == EventPairing.event_id)
+        .where(Event.rated.is_(False), EventPairing.game_id.is_not(None))
+    )
+    return {g for g in rows if g is not None}

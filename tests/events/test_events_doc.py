@@ -147,3 +147,18 @@ def test_an_invitation_event_is_not_listed_and_its_link_is_shown_to_the_organise
     assert "Secret club" not in client.get("/events").text
     public_id = made.headers["Location"].split("/events/")[1].split("/")[0]
     assert "Share this link" not in client.get(f"/events/{public_id}").text
+
+
+def test_an_unrated_events_games_never_count_in_the_ratings(env):
+    from pbem.services.play import ratings
+    from pbem.store.models import Player
+
+    public_id, ids = new_event(env, "unrated", 2, format="swiss", rounds=1, rated=False)
+    finish_round(env, public_id)
+    ratings.rebuild(env)
+    with env.db.read() as session:
+        assert [session.get(Player, i).rated_games for i in ids] == [0, 0]
+    rated_id, rated_ids = new_event(env, "ratedev", 2, format="swiss", rounds=1)
+    finish_round(env, rated_id)
+    with env.db.read() as session:
+        assert [session.get(Player, i).rated_games for i in rated_ids] == [1, 1]
