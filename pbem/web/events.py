@@ -3,7 +3,8 @@ the event record, and the JSON API's event routes (``/api/events``). Thin over
 ``services/events``; GET changes nothing (invariant 4).
 
 An invitation-only event's link carries its key in the path
-(``/events/<id>/invited/<secret:key>``): a bearer secret, masked in every log.
+(``/events/<id>/invited/<secret:token>``): a bearer secret, masked in every log and
+never stored by a cache (``private``).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def event_create() -> Any:
         ), 400
     if created.invitation is not None:
         return redirect(
-            url_for("events.invited", public_id=created.public_id, key=created.invitation),
+            url_for("events.invited", public_id=created.public_id, token=created.invitation),
             code=303,
         )
     return redirect(url_for("events.event_page", public_id=created.public_id), code=303)
@@ -135,7 +136,7 @@ def _page(public_id: str, key: str | None = None) -> str:
         page=page,
         key=key,
         levels=computer.LEVELS,
-        invitation_url=url_for("events.invited", public_id=public_id, key=key, _external=True)
+        invitation_url=url_for("events.invited", public_id=public_id, token=key, _external=True)
         if key
         else None,
     )
@@ -146,9 +147,10 @@ def event_page(public_id: str) -> str:
     return _page(public_id)
 
 
-@bp.get("/events/<public_id>/invited/<secret:key>")
-def invited(public_id: str, key: str) -> str:
-    return _page(public_id, key)
+@bp.get("/events/<public_id>/invited/<secret:token>")
+def invited(public_id: str, token: str) -> str:
+    """The invitation link: its key a capability like a seat's token (``private``: no-store)."""
+    return _page(public_id, token)
 
 
 @bp.post("/events/<public_id>/join")

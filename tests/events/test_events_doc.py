@@ -142,7 +142,9 @@ def test_an_invitation_event_is_not_listed_and_its_link_is_shown_to_the_organise
         },
     )
     assert made.status_code == 303 and "/invited/" in made.headers["Location"]
-    page = client.get(made.headers["Location"]).text
+    answer = client.get(made.headers["Location"])
+    assert answer.headers["Cache-Control"] == "no-store"
+    page = answer.text
     assert "Share this link" in page and re.search(r"/invited/[\w-]+", page)
     assert "Secret club" not in client.get("/events").text
     public_id = made.headers["Location"].split("/events/")[1].split("/")[0]
@@ -162,3 +164,30 @@ def test_an_unrated_events_games_never_count_in_the_ratings(env):
     finish_round(env, rated_id)
     with env.db.read() as session:
         assert [session.get(Player, i).rated_games for i in rated_ids] == [1, 1]
+
+
+def test_a_player_joins_an_invitation_event_from_its_link(app, env):
+    from tests.helpers import csrf_of
+    from tests.web.test_players import sign_in
+
+    ids = players(env, "linkorg", 1)
+    made = lifecycle.create(
+        env,
+        ids[0],
+        lifecycle.EventSpec(
+            name="By link", format="round-robin", max_players=4, access="invitation"
+        ),
+    )
+    guest = app.test_client()
+    sign_in(guest, env, "guest@example.test")
+    assert "Join the event" not in guest.get(f"/events/{made.public_id}").text
+    page = guest.get(f"/events/{made.public_id}/invited/{made.invitation}")
+    assert "Join the event" in page.text
+    refused = guest.post(f"/events/{made.public_id}/join", data={"csrf_token": csrf_of(page.text)})
+    assert refused.status_code == 403  # a join without the key is refused
+    joined = guest.post(
+        f"/events/{made.public_id}/join",
+        data={"csrf_token": csrf_of(page.text), "key": made.invitation},
+    )
+    assert joined.status_code == 303
+    assert pages.event_page(env, made.public_id).summary.players == 1
