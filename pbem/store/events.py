@@ -166,3 +166,13 @@ def unrated_game_ids(session: Session) -> set[int]:
         .where(Event.rated.is_(False), EventPairing.game_id.is_not(None))
     )
     return {g for g in rows if g is not None}
+
+
+def link_game(session: Session, pairing_id: int, game_id: int) -> bool:
+    """Link a board to its game, once: False if another run linked one first."""
+    done = session.execute(
+        update(EventPairing)
+        .where(EventPairing.id == pairing_id, EventPairing.game_id.is_(None))
+        .values(game_id=game_id)
+    )
+    return bool(done.rowcount == 1)  # type: ignore[attr-defined]

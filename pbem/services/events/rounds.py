@@ -198,10 +198,12 @@ def _make_games(env: Env, event_id: int) -> int:
             assert game is not None
             if not rated:
                 game.rated_at = game.created_at  # never counted in the ratings
-            pairing = session.get(EventPairing, pairing_id)
-            assert pairing is not None
-            pairing.game_id = game.id
-            session.flush()
+            if not event_rows.link_game(session, pairing_id, game.id):
+                # another run (the job and ``pbem event pair`` at once) made this board's
+                # game first: this one stays unlinked and unmailed, and is ended here
+                game.status, game.finished_at = GameStatus.FINISHED.value, game.created_at
+                game.integrity_error = "an event board's duplicate game, never played"
+                continue
             match = state_of(env, game, [])
             for seat in (0, 1):
                 if game.seats[seat].bot is None:
