@@ -80,7 +80,9 @@ def test_a_swiss_of_five_with_the_computer_runs_to_the_end(env):
     for i in range(1, 5):
         address = f"swiss{i}@example.test"
         assert len(_round_mails(env, address)) == 3  # one a round: its game's, or its bye's
-        assert [m.kind for m in event_mails(env, address, ("event_over",))] == ["event_over"]
+        [over] = event_mails(env, address, ("event_over",))
+        assert page.seed in over.text_body and page.standings[0].name in over.text_body
+        assert page.seed in over.html_body and "swiss cup" in over.subject
     assert _record_checks(env, public_id).ok
 
 
