@@ -95,6 +95,8 @@ def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(a
     client = app.test_client()
     page = client.get(f"/events/{public_id}").text
     assert f"/g/{game.public_id}" in page and f"/g/{game.public_id}/replay" in page
+    back = client.get(f"/g/{game.public_id}").text  # the game's page links its event
+    assert f'href="/events/{public_id}"' in back and "links cup" in back
     assert "The seed is shown when the event is over." in page
     finish_round(env, public_id)
     page = client.get(f"/events/{public_id}").text
