@@ -408,9 +408,7 @@ class Event(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
 
-    entrants: Mapped[list[EventEntrant]] = relationship(
-        order_by="EventEntrant.id", lazy="selectin"
-    )
+    entrants: Mapped[list[EventEntrant]] = relationship(order_by="EventEntrant.id", lazy="selectin")
 
 
 class EventEntrant(Base):

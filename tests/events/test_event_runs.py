@@ -191,3 +191,28 @@ def test_a_round_game_is_an_ordinary_game_with_its_record(env):
     finish_round(env, public_id)
     record = game_records.export_record(env, game.public_id)
     assert record is not None
+
+
+@pytest.mark.parametrize(
+    ("prefix", "people", "spec", "rounds_played"),
+    [
+        ("big-robin", 7, {"format": "round-robin"}, 7),
+        ("big-swiss", 9, {"format": "swiss", "rounds": 4}, 4),
+        ("big-knock", 8, {"format": "elimination"}, 3),
+    ],
+)
+def test_the_issues_whole_events_run_and_verify(env, prefix, people, spec, rounds_played):
+    """Issue 34's events: a 7-player round robin, a 9-player 4-round Swiss and an 8-player
+    elimination, with a withdrawal and a timeout each, verified with every game record."""
+    public_id, ids = new_event(env, prefix, people, days_per_move=2, **spec)
+    games = running_games(env, public_id)
+    time_out(env, games[0][0])
+    entries.withdraw(env, public_id, ids[-1])
+    rounds.advance(env)
+    for _ in range(rounds_played + 1):
+        if state(env, public_id) == "finished":
+            break
+        finish_round(env, public_id, loser_seat=len(running_games(env, public_id)) % 2)
+    assert state(env, public_id) == "finished"
+    assert len(pages.event_page(env, public_id).rounds) == rounds_played
+    _record_checks(env, public_id)
