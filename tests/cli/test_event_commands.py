@@ -19,8 +19,19 @@ def run(*args):
 def test_create_start_pair_and_export_an_event(cli_env, tmp_path):  # noqa: F811
     assert run("db", "upgrade").exit_code == 0
     made = run(
-        "event", "create", "--organiser", "org@example.test", "--name", "Club night",
-        "--format", "swiss", "--rounds", "1", "--players", "4", "--invitation",
+        "event",
+        "create",
+        "--organiser",
+        "org@example.test",
+        "--name",
+        "Club night",
+        "--format",
+        "swiss",
+        "--rounds",
+        "1",
+        "--players",
+        "4",
+        "--invitation",
     )
     assert made.exit_code == 0, made.output
     event_id = made.output.splitlines()[0]
@@ -33,8 +44,18 @@ def test_create_start_pair_and_export_an_event(cli_env, tmp_path):  # noqa: F811
     assert run("event", "export", event_id, "--out", str(out)).exit_code == 0
     data = json.loads(out.read_text())
     assert data["format"] == core.EVENT_FORMAT and data["seed"] is None
-    bad = run("event", "create", "--organiser", "x@example.test", "--name", "<b>", "--format",
-              "swiss", "--rounds", "2")
+    bad = run(
+        "event",
+        "create",
+        "--organiser",
+        "x@example.test",
+        "--name",
+        "<b>",
+        "--format",
+        "swiss",
+        "--rounds",
+        "2",
+    )
     assert bad.exit_code == 1 and "Error" in bad.output
 
 

@@ -65,14 +65,18 @@ def test_creating_an_event_needs_a_sign_in_and_checks_the_form(app, env):
     form = client.get("/events/new")
     bad = client.post(
         "/events",
-        data={"csrf_token": csrf_of(form.text), "name": "X", "format": "poker",
-              "max_players": "4"},
+        data={"csrf_token": csrf_of(form.text), "name": "X", "format": "poker", "max_players": "4"},
     )
     assert bad.status_code == 400 and 'role="alert"' in bad.text
     hostile = client.post(
         "/events",
-        data={"csrf_token": csrf_of(form.text), "name": "<script>", "format": "swiss",
-              "rounds": "2", "max_players": "4"},
+        data={
+            "csrf_token": csrf_of(form.text),
+            "name": "<script>",
+            "format": "swiss",
+            "rounds": "2",
+            "max_players": "4",
+        },
     )
     assert hostile.status_code == 400 and "<script>" not in hostile.text
 
@@ -91,7 +95,7 @@ def test_the_event_pages_speak_every_language(app, env, language):
 
 def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(app, env):
     public_id, _ = new_event(env, "links", 2, format="swiss", rounds=1)
-    (game, _), = running_games(env, public_id)
+    ((game, _),) = running_games(env, public_id)
     client = app.test_client()
     page = client.get(f"/events/{public_id}").text
     assert f"/g/{game.public_id}" in page and f"/g/{game.public_id}/replay" in page
@@ -141,6 +145,9 @@ def test_the_api_standings_of_a_running_event(app, env):
     assert read["state"] == "running"
     assert [r["points"] for r in read["standings"]] == [1, 1, 0, 0]
     assert set(read["standings"][0]["tiebreaks"]) == {
-        "buchholz", "median_buchholz", "seals", "round_points"
+        "buchholz",
+        "median_buchholz",
+        "seals",
+        "round_points",
     }
     assert len(read["rounds"]) == 2
