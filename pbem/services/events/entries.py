@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import secrets
 
+from sqlalchemy.orm import Session
+
 from ...engine import names
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
@@ -27,7 +29,7 @@ def _open(event: Event) -> None:
         raise WrongState(_l("This event has started: it takes no new players."))
 
 
-def _room(session, event: Event) -> None:  # type: ignore[no-untyped-def]
+def _room(session: Session, event: Event) -> None:
     if event_rows.entrant_count(session, event.id) >= event.max_players:
         raise WrongState(_l("This event is full."))
 
@@ -70,7 +72,7 @@ def join(env: Env, public_id: str, player_id: int, invitation: str | None = None
     return starts
 
 
-def _full(session, event: Event) -> bool:  # type: ignore[no-untyped-def]
+def _full(session: Session, event: Event) -> bool:
     """Whether the event starts now: it starts when full, and it is."""
     full = event_rows.entrant_count(session, event.id) >= event.max_players
     return full and event.start_mode == "full"

@@ -12,6 +12,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy.orm import Session
+
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
 from ...store.models import Event, Player
@@ -131,7 +133,7 @@ def create(env: Env, player_id: int, spec: EventSpec) -> Created:
         return Created(event.public_id, event.commitment, key)
 
 
-def event_row(session, public_id: str, *, lock: bool = False) -> Event:  # type: ignore[no-untyped-def]
+def event_row(session: Session, public_id: str, *, lock: bool = False) -> Event:
     event = event_rows.by_public_id(session, public_id, lock=lock)
     if event is None:
         raise Missing(_l("There is no such event."))

@@ -15,7 +15,6 @@ from ...clock import as_utc
 from ...store import events as event_rows
 from ...store.models import Event
 from ..core.env import Env
-from ..core.status import GameStatus
 from . import draw, lifecycle, rounds
 
 
@@ -177,12 +176,3 @@ def record(env: Env, public_id: str) -> dict[str, Any]:
         rows = event_rows.pairings(session, event.id)
         results = rounds.results_of(session, env, event, rows)
         return draw.record(event, draw.counted(event.entrants), rows, results)
-
-
-def finished_games(env: Env, public_id: str) -> bool:
-    """Whether every game of the event has ended (for tests and the CLI)."""
-    with env.db.read() as session:
-        event = lifecycle.event_row(session, public_id)
-        return all(
-            g.status == GameStatus.FINISHED for g in event_rows.games_of(session, event.id).values()
-        )
