@@ -159,6 +159,7 @@ EVENTS_ALLOWED = (
     "__future__",
     "collections",
     "dataclasses",
+    "datetime",
     "enum",
     "functools",
     "hashlib",

@@ -1,4 +1,4 @@
-"""An event's format and rules (docs/tournaments.md, docs/record-format.md §8)."""
+"""An event's format and rules (docs/record-format.md §10)."""
 
 from __future__ import annotations
 

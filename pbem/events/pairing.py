@@ -1,4 +1,4 @@
-"""Each round's pairings, from the seed and the results so far (docs/tournaments.md).
+"""Each round's pairings, from the seed and the results so far (docs/record-format.md §10.4).
 
 Every choice the organiser does not make is a function of the event's seed, the
 entrants and the results of earlier rounds, so ``pbem verify`` recomputes it:

@@ -1,4 +1,4 @@
-"""The event record ``jaipur-event/1`` (docs/record-format.md §8): write and read strictly.
+"""The event record ``jaipur-event/1`` (docs/record-format.md §10): write and read strictly.
 
 It holds what ``pbem verify`` needs to recompute the event: the rules, the entrants,
 the commitment and (once the event ended) the seed, every round's pairings, each game's

@@ -1,4 +1,4 @@
-"""Standings and the round robin's crosstable (docs/tournaments.md, "Standings").
+"""Standings and the round robin's crosstable (docs/record-format.md §10.5).
 
 Match points: a win 1, a loss 0, a bye 1, a forfeit win 1; a game with no winner 0 for
 both (Jaipur has no draw: a match ends with two seals). Then, by format:

@@ -1,4 +1,4 @@
-"""``verify_event``: an event record checked by recomputing it (docs/record-format.md §8.4).
+"""``verify_event``: an event record checked by recomputing it (docs/record-format.md §10.6).
 
 The seed, the entrants, the rules and the game results fix every pairing and the
 standings; the record's pairings and standings are claims about them, and each game

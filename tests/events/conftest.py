@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.events import Entrant, EventRules, Format
-from tests.events.play import Played, run_event
-
-
-def people(n: int, withdrawn: dict[int, int] | None = None) -> list[Entrant]:
-    withdrawn = withdrawn or {}
-    return [
-        Entrant(f"p{i}", f"Player {i}", 1500 + 7 * i, withdrew_after=withdrawn.get(i))
-        for i in range(n)
-    ]
+from pbem.events import EventRules, Format
+from tests.events.play import Played, people, run_event
 
 
 @pytest.fixture(scope="module")

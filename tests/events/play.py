@@ -126,3 +126,11 @@ def run_event(
         standings=tuple(table),
     )
     return Played(record, games)
+
+
+def people(n: int, withdrawn: dict[int, int] | None = None) -> list[Entrant]:
+    withdrawn = withdrawn or {}
+    return [
+        Entrant(f"p{i}", f"Player {i}", 1500 + 7 * i, withdrew_after=withdrawn.get(i))
+        for i in range(n)
+    ]

@@ -4,12 +4,15 @@ hostile files with a reason (invariants 9 and 10 of the design, as for game reco
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import re
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from pbem.events import EVENT_FORMAT as EVENT
 from pbem.events import EventRecordError, parse, read_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,3 +107,14 @@ def test_a_bye_has_no_result_and_a_result_needs_its_game(swiss):
     g["result"], g["game_id"] = None, "g1"
     with pytest.raises(EventRecordError, match="without a result"):
         parse(json.dumps(d))
+
+
+def test_the_documented_example_matches_the_schema_and_reads():
+    """docs/record-format.md §10.1: shortened (two entrants of seven), but well formed."""
+    doc = (ROOT / "docs" / "record-format.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```json\n(.*?)```", doc, flags=re.S) if EVENT in b]
+    example = json.loads(block)
+    assert not list(VALIDATOR.iter_errors(example))
+    with pytest.raises(EventRecordError, match="not an entrant"):
+        parse(block)  # the games name players the shortened list leaves out
+    assert hashlib.sha256(bytes.fromhex(example["seed"])).hexdigest() == example["commitment"]

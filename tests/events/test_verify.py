@@ -7,11 +7,12 @@ import copy
 import json
 import random
 
+import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.events import EventRecordError, parse, verify_event
-from tests.events.play import Played
+from pbem.events import EventRecordError, EventRules, Format, parse, verify_event
+from tests.events.play import Played, people, run_event
 
 
 def test_an_untampered_event_verifies_with_its_games(event):
@@ -214,3 +215,39 @@ def test_pbem_verify_reads_an_event_with_its_games(swiss, tmp_path):
     event.write_text('{"format": "jaipur-event/1", "format": "x"}', encoding="utf-8")
     done = runner.invoke(main, ["verify", str(event)])
     assert done.exit_code == 2 and "NOT A RECORD" in done.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "rules, entrants, no_winner",
+    [
+        (EventRules(Format.ROUND_ROBIN), people(7, {5: 4}), set()),
+        (EventRules(Format.DOUBLE_ROUND_ROBIN), people(4), set()),
+        (EventRules(Format.SWISS, 4), people(9, {3: 2}), {(3, 2, 1)}),
+        (EventRules(Format.ELIMINATION), people(8), {(1, 1, 1), (2, 1, 1)}),
+    ],
+    ids=["round-robin-7", "double-round-robin-4", "swiss-9", "elimination-8"],
+)
+def test_the_issues_events_verify_whole(rules, entrants, no_winner):
+    """The sizes of issue 34's "done when": each event, played out, verifies offline."""
+    played = run_event(rules, entrants, no_winner=no_winner)
+    report = verify_event(played.record.dumps(), played.games)
+    assert report.ok, report.first_failure
+    assert sum(c.name.startswith("game ") for c in report.checks) == len(played.games)
+
+
+def test_pbem_verify_says_what_a_running_event_leaves_unchecked(swiss, tmp_path):
+    d = data(swiss)
+    d["seed"] = None
+    event = tmp_path / "running.json"
+    event.write_text(json.dumps(d), encoding="utf-8")
+    done = CliRunner().invoke(main, ["verify", str(event)])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert (
+        lines[0].startswith(f"ok   {event}: jaipur-event/1, swiss") and "0 game records" in lines[0]
+    )
+    assert lines[1] == (
+        "     not checked: the pairings and the standings' lot: the seed is published when "
+        "the event ends"
+    )
