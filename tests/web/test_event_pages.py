@@ -151,3 +151,28 @@ def test_the_api_standings_of_a_running_event(app, env):
         "round_points",
     }
     assert len(read["rounds"]) == 2
+
+
+def test_the_organiser_enters_the_computer_from_the_page(app, env):
+    client = app.test_client()
+    sign_in(client, env, "comp-org@example.test")
+    form = client.get("/events/new")
+    made = client.post(
+        "/events",
+        data={
+            "csrf_token": csrf_of(form.text),
+            "name": "With the computer",
+            "format": "round-robin",
+            "max_players": "3",
+        },
+    )
+    page = client.get(made.headers["Location"])
+    assert "Normal: a fair challenge" in page.text  # the levels in the reader's words
+    entered = client.post(
+        made.headers["Location"] + "/computer",
+        data={"csrf_token": csrf_of(page.text), "level": "strong"},
+    )
+    assert entered.status_code == 303
+    page = client.get(made.headers["Location"]).text
+    assert "Enter the computer" not in page  # once per event
+    assert "Computer (strong)" in page
