@@ -31,6 +31,7 @@ SERVER_COMMANDS: dict[str, str] = {
     "scheduler": "pbem.scheduler:scheduler_command",
     "inbound": "pbem.receiver:inbound_command",
     "outbox": "pbem.admin.outbox:outbox_group",
+    "event": "pbem.admin.events:event_group",
 }
 
 MISSING_SERVER = (

@@ -111,6 +111,7 @@ class Intervals:
     computer_sweep: int = 60  #: the computer's moves in every game (anything missed)
     analyse: int = 30
     retention: int = 3600  #: sent mails' words pruned, clients reduced (``Retention``)
+    events: int = 60  #: events started, rounds ended and paired (``services/events``)
     #: The active scheduler renews its lease, and a standby looks for a lapsed one.
     lease_renew: int = 10
 

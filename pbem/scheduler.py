@@ -26,6 +26,7 @@ from .leadership import Lease, prepare
 from .mail.delivery import backend_for
 from .services.core import limits
 from .services.core.env import Env
+from .services.events import rounds
 from .services.play import computer
 from .services.records import analysis
 from .services.scheduled import jobs, retention
@@ -90,6 +91,8 @@ def add_jobs(
         ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
         # sent mails' words pruned, clients' addresses reduced (Config.retention)
         ("retention", lambda: retention.run(env), every.retention),
+        # events due started; timeouts claimed, rounds ended, the next paired
+        ("events", lambda: rounds.advance(env), every.events),
     ]
     if env.config.imap_host:
         from .receiver import poll_imap

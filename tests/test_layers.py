@@ -211,7 +211,7 @@ def test_each_layer_exists(layer: str) -> None:
 # use case is given, then the areas, each importing only the core and the areas before it.
 
 #: The areas of ``pbem/services/`` in their order: one may import those before it, never after.
-SERVICE_AREAS = ("core", "mailing", "play", "records", "accounts", "scheduled")
+SERVICE_AREAS = ("core", "mailing", "play", "records", "accounts", "events", "scheduled")
 
 
 def _area(module: str) -> str | None:

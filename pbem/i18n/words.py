@@ -337,6 +337,7 @@ def came_in(source: str | None) -> str:
         "timeout": lambda: _("by the server's clock (a deadline passed)"),
         "cli": lambda: _("from the operator's command line"),
         "bot": lambda: _("played by the computer"),
+        "event": lambda: _("by the event (a withdrawal, or a timeout's win claimed)"),
     }
     said = words.get(source or "")
     return said() if said is not None else (source or "")

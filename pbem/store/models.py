@@ -394,3 +394,98 @@ class AnalysisMove(Base):
     best: Mapped[str | None] = mapped_column(String(120))
     drop: Mapped[float | None] = mapped_column(Float)
     label: Mapped[str | None] = mapped_column(String(12))
+
+
+class Event(Base):
+    """A tournament (``services/events/``): its rules, its seed's commitment, its state.
+
+    ``seed`` is secret until the event ends (like a game's): every choice the organiser
+    does not make by hand is drawn from it (``pbem.events``), so it is shown only once
+    nothing more can be drawn; ``commitment`` (its SHA-256) is shown from the start.
+    """
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(16), unique=True)
+    name: Mapped[str] = mapped_column(String(80))
+    #: ``pbem.events`` format: round_robin, double_round_robin, swiss, elimination.
+    format: Mapped[str] = mapped_column(String(24))
+    #: Swiss rounds (None: the format decides).
+    rounds: Mapped[int | None]
+    days_per_move: Mapped[int | None]
+    max_players: Mapped[int]
+    #: "full": starts when ``max_players`` have joined; "date": at ``starts_at``.
+    start_mode: Mapped[str] = mapped_column(String(8))
+    starts_at: Mapped[datetime | None]
+    rated: Mapped[bool]
+    #: "open": anyone with the link joins; "invitation": only with the invitation key.
+    access: Mapped[str] = mapped_column(String(12))
+    #: SHA-256 of the invitation key (hex); None for an open event.
+    invitation_hash: Mapped[str | None] = mapped_column(String(64))
+    creator_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    commitment: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[str] = mapped_column(String(64))
+    #: open (taking entrants), running, finished, cancelled.
+    state: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    entrants: Mapped[list[EventEntrant]] = relationship(order_by="EventEntrant.id", lazy="selectin")
+
+
+class EventEntrant(Base):
+    """One player of an event: an account, or the computer at a level."""
+
+    __tablename__ = "event_entrants"
+    __table_args__ = (UniqueConstraint("event_id", "player_id", name="uq_event_entrant"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"), index=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    computer_level: Mapped[str | None] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(80))
+    #: The rating when the event started (elimination seeds by it); None unrated.
+    rating: Mapped[float | None]
+    joined_at: Mapped[datetime]
+    withdrawn_at: Mapped[datetime | None]
+    #: The last round the entrant was paired in before withdrawing (0: before round 1).
+    withdrew_after: Mapped[int | None]
+
+
+class EventRound(Base):
+    """A round of an event: paired and its games made at ``started_at``; over at ``ended_at``."""
+
+    __tablename__ = "event_rounds"
+    __table_args__ = (UniqueConstraint("event_id", "number", name="uq_event_round"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"))
+    number: Mapped[int]
+    started_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+
+
+class EventPairing(Base):
+    """One game of a round: two entrants and their game, or one entrant's bye (no game).
+    ``first_id`` moves first; a board with no game and two entrants is a forfeit.
+
+    ``game_id`` is the link from an ordinary game to its event, round and board.
+    """
+
+    __tablename__ = "event_pairings"
+    __table_args__ = (
+        UniqueConstraint("event_id", "round", "board", "game", name="uq_event_board"),
+        UniqueConstraint("game_id", name="uq_event_game"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"), index=True)
+    round: Mapped[int]
+    board: Mapped[int]
+    #: The board's game number: 1, then 2, 3 … for an elimination's tie-break games.
+    game: Mapped[int] = mapped_column(default=1)
+    first_id: Mapped[int] = mapped_column(ForeignKey("event_entrants.id"))
+    second_id: Mapped[int | None] = mapped_column(ForeignKey("event_entrants.id"))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))

@@ -53,6 +53,11 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     "scheduler_lease": ("SELECT", "INSERT", "UPDATE"),
     # an address whose mail bounces: marked, cleared when verified again or left
     "bouncing": ("SELECT", "INSERT", "DELETE"),
+    # events: started, finished (the seed shown); entrants withdrawn; rounds ended
+    "events": ("SELECT", "INSERT", "UPDATE"),
+    "event_entrants": ("SELECT", "INSERT", "UPDATE"),
+    "event_rounds": ("SELECT", "INSERT", "UPDATE"),
+    "event_pairings": ("SELECT", "INSERT", "UPDATE"),  # its game linked once made
 }
 
 #: Every table privilege PostgreSQL knows (before 17's MAINTAIN): the check compares all.

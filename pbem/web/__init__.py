@@ -30,6 +30,7 @@ from . import (
     csrf,
     dev,
     download,
+    events,
     fragments,
     inputs,
     locale,
@@ -120,7 +121,7 @@ def create_app(
 
     locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
     _icon(app)
-    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp):
+    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp, events.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)

@@ -124,6 +124,17 @@ def test_pages_have_no_serious_accessibility_violations(
 
         page.goto(f"{base}/challenges?{lang}")
         found["challenges"] = _violations(page, axe_script)
+
+        from tests.events.services_play import finish_round, new_event
+
+        event_id, _ = new_event(env, f"axe{language}", 3, format="round-robin")
+        finish_round(env, event_id)  # results, a crosstable, a round running
+        page.goto(f"{base}/events/{event_id}?{lang}")
+        found["event"] = _violations(page, axe_script)
+        page.goto(f"{base}/events?{lang}")
+        found["events"] = _violations(page, axe_script)
+        page.goto(f"{base}/events/new?{lang}")
+        found["new event"] = _violations(page, axe_script)
     finally:
         context.close()
         challenges.withdraw(env, posted, poster)

@@ -172,6 +172,7 @@ def test_the_scheduler_registers_its_jobs(env):
         "computer-sweep",
         "analyse",
         "retention",
+        "events",
     }
 
 

@@ -58,8 +58,9 @@ def every_form_field() -> set[str]:
 #: Each such field: where it is posted, a value no form offers, what the refusal says.
 #: (``csrf_token`` is checked by ``csrf.py``, ``entropy`` by ``new_games.contribution_from``,
 #: ``n`` by the move's own check, ``move`` and ``message`` are what a player types, ``try``
-#: is a what-if step's move, ``per`` the dev inbox's page size.)
-OFFERED_ELSEWHERE = {"csrf_token", "entropy", "n", "move", "message", "try", "per"}
+#: is a what-if step's move, ``per`` the dev inbox's page size, ``key`` an invitation
+#: event's key, refused by ``services/events/entries.join``: tests/events/test_events_doc.py.)
+OFFERED_ELSEWHERE = {"csrf_token", "entropy", "n", "move", "message", "try", "per", "key"}
 
 
 def test_every_hidden_or_chosen_field_is_walked_here():
@@ -124,6 +125,9 @@ SIGNED_IN_CASES = [
     ("/me/settings", "timezone", "Mars/Olympus", "is not a time zone"),
     ("/me/receipts", "receipts", "sometimes", "receipt"),
     ("/me/computer", "level", "grandmaster", "Choose the computer's level"),
+    ("/events", "format", "poker", "Choose a format"),
+    ("/events", "access", "friends", "open to anyone with its link, or by invitation"),
+    ("/events", "start_mode", "never", "starts when it is full, or at a date"),
 ]
 
 
@@ -139,6 +143,8 @@ def test_a_players_forms_refuse_what_they_never_offer(client, env, path, field, 
         "timezone": "UTC",
         "days_per_move": "3",
         "starter": "random",
+        "rounds": "3",  # an event's form
+        "max_players": "4",
         field: bad,
     }
     answer = client.post(path, data=form)

@@ -6,13 +6,14 @@ The public player page (``public_player``) lists the same games without the link
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ...clock import as_utc
 from ...engine import Termination
 from ...i18n import lazy_gettext as _l
+from ...store import events as event_rows
 from ...store.models import Player
 from ..core.env import Env
 from ..core.errors import Frozen, NotAllowed
@@ -38,6 +39,8 @@ class MyGame:
     result: Any  # lazy text: "won 2–1 on time"
     link: str
     computer: str | None = None  #: the computer's level, in a game against it (not rated)
+    #: The event and round the game is played in (None for a game of its own).
+    event: EventTag | None = None
 
     @property
     def waiting(self) -> bool:
@@ -55,11 +58,33 @@ class MyGame:
 
 
 @dataclass(frozen=True, slots=True)
+class EventTag:
+    public_id: str
+    name: str
+    round: int
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class MyEvent:
+    """An event the player plays in, with its games (newest round first)."""
+
+    public_id: str
+    name: str
+    state: str
+    games: list[MyGame]
+
+
+@dataclass(frozen=True, slots=True)
 class MyGames:
+    """The lists hold every game (``my_games`` leaves the events' out of ``waiting`` and
+    ``finished``); ``events`` every event game again, grouped under its event."""
+
     player: Player
     my_turn: list[MyGame]
     waiting: list[MyGame]
     finished: list[MyGame]
+    events: list[MyEvent] = field(default_factory=list)
 
 
 #: What the list says of a game whose log does not verify (its pages say what broke).
@@ -96,8 +121,14 @@ def _frozen(game: Any, seat: int, opponent: str, rows: list[Any], link: str) -> 
 
 
 def my_games(env: Env, player_id: int) -> MyGames:
-    """The player's games: waiting for their move first, then for the opponent, then done."""
-    return games_of(env, player_id, links=True)
+    """The player's games: waiting for their move first, then for the opponent, then done;
+    an event's games (but those waiting for the player's move) only under their event."""
+    every = games_of(env, player_id, links=True)
+    return replace(
+        every,
+        waiting=[g for g in every.waiting if g.event is None],
+        finished=[g for g in every.finished if g.event is None],
+    )
 
 
 def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
@@ -162,6 +193,18 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
                     computer=game.seats[1 - seat.seat].bot,
                 )
             )
+        tags = event_rows.of_games(session, [seat.game_id for seat in seats_of(session, player)])
+        by_public = {s.game.public_id: s.game_id for s in seats_of(session, player)}
+        out = [_tagged(g, tags.get(by_public[g.public_id])) for g in out]
+        events: dict[str, MyEvent] = {}
+        for g in out:
+            if g.event is not None:
+                e = g.event
+                events.setdefault(
+                    e.public_id, MyEvent(e.public_id, e.name, e.state, [])
+                ).games.append(g)
+        for mine_in in events.values():
+            mine_in.games.sort(key=lambda g: g.event.round if g.event else 0, reverse=True)
         mine = sorted(
             (g for g in out if g.my_turn and not g.finished),
             key=lambda g: (g.deadline or datetime.max.replace(tzinfo=now.tzinfo), g.last_at),
@@ -171,5 +214,17 @@ def games_of(env: Env, player_id: int, *, links: bool) -> MyGames:
             key=lambda g: g.last_at,
             reverse=True,
         )
-        done = sorted((g for g in out if g.finished), key=lambda g: g.last_at, reverse=True)
-        return MyGames(player, mine, theirs, done)
+        done = sorted(
+            (g for g in out if g.finished),
+            key=lambda g: g.last_at,
+            reverse=True,
+        )
+        return MyGames(player, mine, theirs, done, list(events.values()))
+
+
+def _tagged(game: MyGame, found: Any) -> MyGame:
+    """A game with its event's tag, if it is played in one (``found``: event and board)."""
+    if found is None:
+        return game
+    event, board = found
+    return replace(game, event=EventTag(event.public_id, event.name, board.round, event.state))

@@ -43,6 +43,9 @@ class Env:
     def game_url(self, public_id: str) -> str:
         return f"{self.config.base_url}/g/{public_id}"
 
+    def event_url(self, public_id: str) -> str:
+        return f"{self.config.base_url}/events/{public_id}"
+
     def record_url(self, public_id: str) -> str:
         return f"{self.config.base_url}/g/{public_id}/record.json"
 

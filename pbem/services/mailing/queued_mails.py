@@ -42,6 +42,46 @@ def invitation(
         reply_n=1 if starts else None,
         answer_n=1,  # the second player's reply is read, and told whose turn it is
         message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
+        event=None,
+    )
+
+
+def event_round(
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    token: str,
+    match: Match,
+    *,
+    event: str,
+    event_url: str,
+    round_no: int,
+) -> None:
+    """The one mail of an event's round to a player (``services/events/rounds.py``): the
+    invitation to the round's game, naming the event, the round and the opponent."""
+    opponent = seat_names(game)[1 - seat]
+    starts = match.to_move == seat
+    queue_written(
+        session,
+        env,
+        game,
+        seat,
+        "invitation",
+        _l(
+            "%(event)s, round %(round)s: Jaipur vs %(opponent)s",
+            event=event,
+            round=round_no,
+            opponent=opponent,
+        ),
+        link=env.seat_url(token),
+        waiting=False,
+        view=jaipur.seat_view(match, seat),
+        starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
+        reply_n=1 if starts else None,
+        answer_n=1,
+        message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
+        event={"name": event, "url": event_url, "round": round_no},
     )
 
 

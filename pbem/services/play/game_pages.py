@@ -14,6 +14,7 @@ from ... import engine as jaipur
 from ...clock import as_utc
 from ...i18n import Reader
 from ...i18n import lazy_gettext as _l
+from ...store import events as event_rows
 from ...store import games as game_rows
 from ...store import move_log
 from ...store.models import Game
@@ -112,6 +113,8 @@ class PublicPage:
     view: jaipur.PublicView | None  # None while the game waits for its players
     entries: tuple[Entry, ...]
     since: datetime
+    #: The event it is played in: (event's public id, its name, the round), else None.
+    event: tuple[str, str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,11 +241,13 @@ def public_page(env: Env, public_id: str) -> PublicPage:
         if not game.dealt:
             return PublicPage(game_info(game, False), None, (), as_utc(game.created_at))
         log = played(env, session, game)
+        found = event_rows.of_games(session, [game.id]).get(game.id)
         return PublicPage(
             game_info(game, log.match.is_over, log.n if log.broken else None),
             jaipur.public_view(log.match),
             tuple(replace(e, message=None) for e in log.entries),  # notes: the players' own
             turn_started(game, log.entries),
+            (found[0].public_id, found[0].name, found[1].round) if found else None,
         )
 
 

@@ -47,8 +47,9 @@ from . import notes, ratings
 
 MESSAGE_LIMIT = notes.MESSAGE_LIMIT
 #: How a move came in (``moves.source``): a person's (web, email, api, cli), the clock's
-#: (timeout), or the computer's (bot), which only the computer's seat may play.
-SOURCES = ("web", "email", "api", "cli", "timeout", "bot")
+#: (timeout), the computer's (bot), which only the computer's seat may play, or an
+#: event's (event: a withdrawn player's games resigned, a timeout's win claimed).
+SOURCES = ("web", "email", "api", "cli", "timeout", "bot", "event")
 Opener = Callable[[Session], tuple[Game, Seat]]
 
 
@@ -224,14 +225,16 @@ def resign(
     )
 
 
-def claim_win(env: Env, token: str, expected_n: int, client: Client) -> MoveDone:
+def claim_win(
+    env: Env, token: str, expected_n: int, client: Client, *, source: str = "web"
+) -> MoveDone:
     """The waiting seat claims the win after the other seat's timeout (if the game allows it)."""
     return _append(
         env,
         lambda s: authenticate(env, s, token, lock=True),
         expected_n,
         client,
-        "web",
+        source,
         lambda _seat, _match: Claim(),
         None,
     )

@@ -89,6 +89,7 @@ def create_game(
     player_id: int | None = None,
     bot: str | None = None,
     invite: bool = True,
+    bot_seat: int = 1,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
 
@@ -103,8 +104,10 @@ def create_game(
 
     ``bot`` (a level of ``pbem.ai.LEVELS``) makes seat 1 the computer's
     (``services/play/computer.py``): it has accepted already with its fixed public
-    contribution, has no player and is mailed nothing. ``invite=False`` queues no
-    invitation (a player who accepts at once, on the page that created the game).
+    contribution, has no player and is mailed nothing; ``bot_seat=0`` seats it in
+    seat 0 instead (an event's board, whose first player sits in seat 0).
+    ``invite=False`` queues no invitation (a player who accepts at once, on the page
+    that created the game; an event's round, which mails its own).
     """
     a = _clean_player(players[0], _l("First player"))
     b = _clean_player(players[1], _l("Second player"))
@@ -118,7 +121,9 @@ def create_game(
     if first_player not in (None, 0, 1):
         raise InvalidInput(_l("the first player is seat 0 or seat 1"))
     rules = (clock or GameClock()).check()
-    mailed = () if not invite else (a.email,) if bot else (a.email, b.email)
+    if bot_seat not in (0, 1):
+        raise ValueError("the computer sits in seat 0 or seat 1")
+    mailed = tuple(p.email for i, p in enumerate((a, b)) if invite and not (bot and i == bot_seat))
     counts = _creation_limits(env, mailed, client, player_id) if client is not None else ()
     seed = rng.new_seed()
     now = env.clock.now()
@@ -143,8 +148,8 @@ def create_game(
         )
         game_rows.add(session, game)  # a second rematch of a game: RematchMade
         for i, p in enumerate((a, b)):
-            if i == 1 and bot is not None:
-                session.add(computer_seat(game.id, p, bot, now))
+            if i == bot_seat and bot is not None:
+                session.add(computer_seat(game.id, p, bot, now, bot_seat))
                 continue
             owner = player_for(
                 session, p.email, p.name, now, language=p.language, timezone=p.timezone
@@ -177,12 +182,12 @@ def create_game(
     return created
 
 
-def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime) -> Seat:
+def computer_seat(game_id: int, p: PlayerIn, level: str, now: datetime, seat: int = 1) -> Seat:
     """The computer's seat: accepted at creation with its fixed public contribution
     (docs/computer.md), so the person's own bytes, given after the commitment, deal."""
     return Seat(
         game_id=game_id,
-        seat=1,
+        seat=seat,
         name=p.name,
         email=p.email,
         key_version=1,

@@ -15,6 +15,7 @@ from datetime import datetime
 from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy.orm import Session
 
+from ...store import events as event_rows
 from ...store import ratings as rating_rows
 from ...store.models import Game, Player
 from ..core.env import Env
@@ -60,8 +61,12 @@ def rebuild(env: Env) -> int:
     with env.db.write() as session:
         rating_rows.forget_all(session)
         finished = rating_rows.finished_in_order(session)  # a game that does not verify: unrated
+        unrated = event_rows.unrated_game_ids(session)  # an unrated event's games
         rated = 0
         for game in finished:
+            if game.id in unrated:
+                game.rated_at = game.created_at  # as when it was made: never counted
+                continue
             try:
                 match = state_of(env, game, log_rows(session, game))
             except Frozen:

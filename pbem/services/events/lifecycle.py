@@ -1,0 +1,140 @@
+"""An event created: the organiser's choices checked, the seed drawn and committed to.
+
+Every choice the organiser does not make by hand is drawn from the event's seed
+(``pbem.events``), committed to (its SHA-256 shown) when the event is created and shown
+once it is over. Joining and leaving are ``entries.py``'s, the rounds ``rounds.py``'s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from ...i18n import lazy_gettext as _l
+from ...store import events as event_rows
+from ...store.models import Event, Player
+from ..core.env import Env
+from ..core.errors import InvalidInput, Missing
+from ..core.identity import checked_name, new_public_id
+from ..play import game_clock
+from . import draw
+
+#: The formats a person may choose (``pbem.events``' names).
+FORMATS = draw.FORMATS
+START_MODES = ("full", "date")
+ACCESS = ("open", "invitation")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 64
+MAX_SWISS_ROUNDS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    """What the organiser chooses (each part checked by ``check``)."""
+
+    name: str
+    format: str = "swiss"
+    days_per_move: int | None = 3
+    max_players: int = 8
+    start_mode: str = "full"
+    starts_at: datetime | None = None
+    rated: bool = True
+    access: str = "open"
+    rounds: int | None = None  # Swiss only
+
+    def check(self, now: datetime) -> EventSpec:
+        name = checked_name(self.name, _l("Event name"))
+        if self.format not in FORMATS:
+            raise InvalidInput(_l("Choose a format: round robin, Swiss or elimination."))
+        days = game_clock.CLOCK_LIMITS["days_per_move"]
+        if self.days_per_move is not None and self.days_per_move not in days:
+            raise InvalidInput(
+                _l(
+                    "days per move: between %(low)s and %(high)s, or no limit",
+                    low=days.low,
+                    high=days.high,
+                )
+            )
+        if not MIN_PLAYERS <= self.max_players <= MAX_PLAYERS:
+            raise InvalidInput(
+                _l("players: %(low)s to %(high)s", low=MIN_PLAYERS, high=MAX_PLAYERS)
+            )
+        if self.start_mode not in START_MODES:
+            raise InvalidInput(_l("An event starts when it is full, or at a date."))
+        if self.start_mode == "date" and (self.starts_at is None or self.starts_at <= now):
+            raise InvalidInput(_l("Choose a start date in the future."))
+        if self.access not in ACCESS:
+            raise InvalidInput(_l("An event is open to anyone with its link, or by invitation."))
+        rounds = self.rounds
+        if self.format == "swiss":
+            if rounds is None or not 1 <= rounds <= MAX_SWISS_ROUNDS:
+                raise InvalidInput(_l("Swiss rounds: 1 to %(high)s", high=MAX_SWISS_ROUNDS))
+        else:
+            rounds = None
+        return EventSpec(
+            name,
+            self.format,
+            self.days_per_move,
+            self.max_players,
+            self.start_mode,
+            self.starts_at if self.start_mode == "date" else None,
+            bool(self.rated),
+            self.access,
+            rounds,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    public_id: str
+    commitment: str
+    #: The key an invitation-only event's link carries (None for an open event).
+    invitation: str | None
+
+
+def invitation_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create(env: Env, player_id: int, spec: EventSpec) -> Created:
+    """A new event by a signed-in player: its seed drawn and committed to now."""
+    now = env.clock.now()
+    spec = spec.check(now)
+    seed = draw.new_seed()
+    key = secrets.token_urlsafe(16) if spec.access == "invitation" else None
+    with env.db.write() as session:
+        if session.get(Player, player_id) is None:
+            raise Missing(_l("There is no such player."))
+        event = event_rows.add(
+            session,
+            Event(
+                public_id=new_public_id(),
+                name=spec.name,
+                format=spec.format,
+                rounds=spec.rounds,
+                days_per_move=spec.days_per_move,
+                max_players=spec.max_players,
+                start_mode=spec.start_mode,
+                starts_at=spec.starts_at,
+                rated=spec.rated,
+                access=spec.access,
+                invitation_hash=invitation_hash(key) if key else None,
+                creator_id=player_id,
+                commitment=draw.commitment(seed),
+                seed=seed.hex(),
+                state="open",
+                created_at=now,
+            ),
+        )
+        return Created(event.public_id, event.commitment, key)
+
+
+def event_row(session: Session, public_id: str, *, lock: bool = False) -> Event:
+    event = event_rows.by_public_id(session, public_id, lock=lock)
+    if event is None:
+        raise Missing(_l("There is no such event."))
+    return event

@@ -1,0 +1,379 @@
+"""An event's rounds: start, pair a round and make its games, end it, finish the event.
+
+Each board's game is an ordinary pbem game (``play.new_games.create_game``, invitations
+left out), so every feature of a game works in it; each player gets one mail for the
+round: the game's first mail, naming the event, the round and the opponent
+(``mailing.queued_mails.event_round``), or their bye's (``mails.bye``). A round ends when
+every game of it has ended; a game whose player let the clock run out is ended by the
+``events`` job, which claims the win for the other player (docs/events.md,
+"Timeouts"). An elimination board whose game has no winner gets a tie-break game in the
+same round. The next round is paired then, from the seed and the results; after the
+last one the seed is shown and every player is mailed the final standings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from ... import events as core
+from ...clock import as_utc
+from ...engine import Match
+from ...i18n import lazy_gettext as _l
+from ...store import events as event_rows
+from ...store import games as game_store
+from ...store import wakeup
+from ...store.models import Event, EventPairing, Game, Player
+from ..core.access import Client
+from ..core.env import Env
+from ..core.errors import WrongState
+from ..core.log import log_rows, state_of
+from ..core.status import GameStatus
+from ..mailing import queued_mails
+from ..play import computer, game_clock, moves, new_games
+from . import draw, lifecycle, mails
+
+logger = logging.getLogger(__name__)
+CLIENT = Client(user_agent="pbem event")
+
+
+@dataclass
+class Advanced:
+    """What one run of the ``events`` job did."""
+
+    started: int = 0
+    claimed: int = 0
+    rounds: int = 0
+    finished: int = 0
+
+    def __bool__(self) -> bool:  # the scheduler logs a run that did something
+        return any(vars(self).values())
+
+
+def start(env: Env, public_id: str) -> int | None:
+    """Start an open event: its players fixed, ratings taken for seeding, round 1 paired.
+
+    With fewer than two players the event is cancelled. Returns the round paired."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        if event.state != "open":
+            raise WrongState(_l("This event has started already."))
+        active = event_rows.active(session, event.id)
+        if len(active) < lifecycle.MIN_PLAYERS:
+            event.state, event.finished_at = "cancelled", now
+            return None
+        for entrant in active:  # elimination seeds by the rating at the start
+            if entrant.player_id is not None:
+                player = session.get(Player, entrant.player_id)
+                entrant.rating = player.rating_mu if player is not None else None
+        event.state, event.started_at = "running", now
+    return pair_next(env, public_id)
+
+
+def _played(session: Session, env: Env, game: Game | None) -> tuple[Match, str] | None:
+    """A finished game's match and last chain hash (None while it runs, or frozen)."""
+    if game is None or game.status != GameStatus.FINISHED or game.integrity_error:
+        return None
+    rows = log_rows(session, game)
+    return state_of(env, game, rows), rows[-1].hash if rows else ""
+
+
+def results_of(
+    session: Session, env: Env, event: Event, rows: Sequence[EventPairing]
+) -> list[core.GameResult | None]:
+    """Each board's result so far, in ``rows``' order (None: a bye, or still running)."""
+    entrants = {e.id: e for e in draw.counted(event.entrants)}
+    games_by_id = event_rows.games_of(session, event.id)
+    out = []
+    for p in rows:
+        game = games_by_id.get(p.game_id) if p.game_id is not None else None
+        out.append(draw.board_result(p, entrants, game, _played(session, env, game)))
+    return out
+
+
+def pair_next(env: Env, public_id: str) -> int | None:
+    """Pair the next round of a running event whose rounds so far have all ended, make
+    its games and mail its players; finish the event when no round is left. Returns the
+    round paired (None: the event finished, or another run paired the round first)."""
+    now = env.clock.now()
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        if event.state != "running":
+            raise WrongState(_l("This event is not running."))
+        made = event_rows.rounds(session, event.id)
+        if made and made[-1].ended_at is None:
+            raise WrongState(_l("The current round has games still running."))
+        number = len(made) + 1
+        rows = event_rows.pairings(session, event.id)
+        results = results_of(session, env, event, rows)
+        entrants = draw.counted(event.entrants)
+        boards = draw.pair(event, entrants, rows, results, number)
+        if not boards:
+            _finish(session, env, event, rows, results, now)
+            return None
+        try:
+            event_rows.add_round(session, event.id, number, now)
+        except event_rows.RoundMade:
+            return None
+        _add_boards(session, env, event, boards)
+        event_id = event.id
+    _make_games(env, event_id)
+    return number
+
+
+def _add_boards(session: Session, env: Env, event: Event, boards: Sequence[core.Pairing]) -> None:
+    """The round's boards as rows; a bye's mail at once (a game's comes with the game)."""
+    entrants = draw.counted(event.entrants)
+    rows = [
+        EventPairing(
+            event_id=event.id,
+            round=b.round,
+            board=b.board,
+            game=b.game,
+            first_id=draw.entrant_row(entrants, b.first).id,
+            second_id=draw.entrant_row(entrants, b.second).id if b.second is not None else None,
+        )
+        for b in boards
+    ]
+    event_rows.add_pairings(session, rows)
+    for b in boards:
+        if b.second is None:
+            mails.bye(session, env, event, draw.entrant_row(entrants, b.first), b.round)
+
+
+def _person(player: Player) -> new_games.PlayerIn:
+    return new_games.stored_player(
+        player.display_name, player.email, player.language, player.timezone
+    )
+
+
+def _clock(days: int | None, against_computer: bool) -> game_clock.GameClock:
+    """An event game's clock: the event's days per move and the usual reminders; against
+    the computer its own (``computer.CLOCK``: no deadline, the game waits)."""
+    if against_computer:
+        return computer.CLOCK
+    return game_clock.GameClock(days_per_move=days)
+
+
+def _make_games(env: Env, event_id: int) -> int:
+    """Make the games of every board that has none yet and two players still in the
+    event, each with its players' round mail; returns how many were made."""
+    with env.db.read() as session:
+        event = session.get(Event, event_id)
+        assert event is not None
+        entrants = {e.id: e for e in event.entrants}
+        todo = [
+            (p.id, p.round, draw.seat_order(p))
+            for p in event_rows.pairings(session, event_id)
+            if p.second_id is not None
+            and p.game_id is None
+            and entrants[p.first_id].withdrawn_at is None
+            and entrants[p.second_id].withdrawn_at is None
+        ]
+        people = {e.id: session.get(Player, e.player_id) for e in event.entrants if e.player_id}
+        days, rated, name, public_id = event.days_per_move, event.rated, event.name, event.public_id
+    for pairing_id, number, seated in todo:
+        levels = [entrants[i].computer_level for i in seated]
+        level = next((lv for lv in levels if lv is not None), None)
+        players = tuple(
+            new_games.PlayerIn(computer.name(lv), computer.ADDRESS)
+            if lv is not None
+            else _person(people[i])  # type: ignore[arg-type]
+            for i, lv in zip(seated, levels, strict=True)
+        )
+        created = new_games.create_game(
+            env,
+            players,  # type: ignore[arg-type]
+            first_player=0,  # the pairing's first player, in seat 0
+            clock=_clock(days, level is not None),
+            bot=level,
+            bot_seat=levels.index(level) if level is not None else 1,
+            invite=False,
+        )
+        with env.db.write() as session:
+            game = game_store.by_public_id(session, created.public_id)
+            assert game is not None
+            if not rated:
+                game.rated_at = game.created_at  # never counted in the ratings
+            if not event_rows.link_game(session, pairing_id, game.id):
+                # another run (the job and ``pbem event pair`` at once) made this board's
+                # game first: this one stays unlinked and unmailed, and is ended here
+                game.status, game.finished_at = GameStatus.FINISHED.value, game.created_at
+                game.integrity_error = "an event board's duplicate game, never played"
+                continue
+            match = state_of(env, game, [])
+            for seat in (0, 1):
+                if game.seats[seat].bot is None:
+                    queued_mails.event_round(
+                        session,
+                        env,
+                        game,
+                        seat,
+                        created.tokens[seat],
+                        match,
+                        event=name,
+                        event_url=env.event_url(public_id),
+                        round_no=number,
+                    )
+            if match.to_move is not None and game.seats[match.to_move].bot is not None:
+                wakeup.computer_to_move(session)  # the computer starts: at once
+    return len(todo)
+
+
+def resign_games(env: Env, public_id: str, entrant_id: int) -> int:
+    """A withdrawn player's running games in the event, each resigned in its own log
+    (source ``event``); returns how many."""
+    with env.db.read() as session:
+        event = lifecycle.event_row(session, public_id)
+        found = []
+        for p in event_rows.pairings(session, event.id):
+            if p.game_id is None or entrant_id not in (p.first_id, p.second_id):
+                continue
+            game = session.get(Game, p.game_id)
+            if game is None or game.status != GameStatus.IN_PROGRESS:
+                continue
+            seat = draw.seat_order(p).index(entrant_id)
+            n = len(log_rows(session, game))
+            found.append((game.public_id, seat, game.seats[seat].key_version, n))
+    for game_id, seat, version, n in found:
+        token = env.links.seat_token(game_id, seat, version)
+        try:
+            moves.resign(env, token, n + 1, CLIENT, source="event")
+        except WrongState:
+            logger.info("event %s: game %s moved on while resigning", public_id, game_id)
+    return len(found)
+
+
+def advance(env: Env) -> Advanced:
+    """The scheduler's ``events`` job: start the events due, end the games whose clock
+    ran out, end the rounds whose games all ended and pair the next, finish the events
+    done. One event's trouble never stops the others."""
+    done = Advanced()
+    now = env.clock.now()
+    with env.db.read() as session:
+        due = [
+            e.public_id
+            for e in event_rows.with_state(session, "open")
+            if e.start_mode == "date" and e.starts_at is not None and as_utc(e.starts_at) <= now
+        ]
+        running = [e.public_id for e in event_rows.with_state(session, "running")]
+    for public_id in due:
+        try:
+            start(env, public_id)
+            done.started += 1
+        except WrongState:
+            pass
+    for public_id in running:
+        try:
+            _advance_one(env, public_id, done)
+        except Exception:  # invariant 9: one bad event never stops work for the others
+            logger.exception("event %s could not advance", public_id)
+    return done
+
+
+def advance_event(env: Env, public_id: str) -> Advanced:
+    """One event's step of the ``events`` job, asked for by hand (``pbem event pair``):
+    the round ended and the next paired if every game of it has ended."""
+    done = Advanced()
+    with env.db.read() as session:
+        if lifecycle.event_row(session, public_id).state != "running":
+            raise WrongState(_l("This event is not running."))
+    _advance_one(env, public_id, done)
+    return done
+
+
+def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
+    with env.db.read() as session:
+        event = lifecycle.event_row(session, public_id)
+        made = event_rows.rounds(session, event.id)
+        if made and made[-1].ended_at is not None:
+            current = None  # a crash between ending a round and pairing the next
+        else:
+            current = made[-1].number if made else None
+        entrants = {e.id: e for e in event.entrants}
+        rows = event_rows.pairings(session, event.id)
+        boards = [p for p in rows if p.round == current]
+        unmade = any(
+            p.game_id is None
+            and p.second_id is not None
+            and entrants[p.first_id].withdrawn_at is None
+            and entrants[p.second_id].withdrawn_at is None
+            for p in boards
+        )
+        overdue, running = [], 0
+        for p in boards:
+            game = session.get(Game, p.game_id) if p.game_id is not None else None
+            if game is None or game.status != GameStatus.IN_PROGRESS:
+                continue
+            running += 1
+            log = log_rows(session, game)
+            match = state_of(env, game, log)
+            if match.overdue is not None and game.timeout_action == "claim":
+                waiting = 1 - match.overdue
+                key = game.seats[waiting].key_version
+                overdue.append((game.public_id, waiting, key, len(log)))
+        event_id = event.id
+    if unmade:
+        _make_games(env, event_id)  # a run cut short between the pairing and the games
+        return
+    for game_id, seat, version, n in overdue:
+        token = env.links.seat_token(game_id, seat, version)
+        try:
+            moves.claim_win(env, token, n + 1, CLIENT, source="event")
+            done.claimed += 1
+            running -= 1
+        except WrongState:
+            pass
+    if running:
+        return
+    if current is not None and _tie_breaks(env, public_id, current):
+        return
+    if current is not None:
+        with env.db.write() as session:
+            row = next(r for r in event_rows.rounds(session, event_id) if r.number == current)
+            if row.ended_at is not None:
+                return
+            row.ended_at = env.clock.now()
+    if pair_next(env, public_id) is None:
+        done.finished += 1
+    else:
+        done.rounds += 1
+
+
+def _tie_breaks(env: Env, public_id: str, number: int) -> bool:
+    """An elimination round's boards without a winner get a tie-break game; True if any."""
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        rows = event_rows.pairings(session, event.id)
+        results = results_of(session, env, event, rows)
+        needed = draw.tie_breaks(event, draw.counted(event.entrants), rows, results, number)
+        if not needed:
+            return False
+        _add_boards(session, env, event, needed)
+        event_id = event.id
+    _make_games(env, event_id)
+    return True
+
+
+def _finish(
+    session: Session,
+    env: Env,
+    event: Event,
+    rows: Sequence[EventPairing],
+    results: Sequence[core.GameResult | None],
+    now: datetime,
+) -> None:
+    """The last round is over: the seed shown, and every player mailed the final standings."""
+    event.state, event.finished_at = "finished", now
+    entrants = draw.counted(event.entrants)
+    table = draw.standings(event, entrants, rows, results)
+    for entrant in entrants:
+        if entrant.player_id is not None:
+            player = session.get(Player, entrant.player_id)
+            if player is not None and player.erased_at is None:
+                mails.final(session, env, event, player, table)

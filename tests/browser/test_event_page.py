@@ -1,0 +1,71 @@
+"""An event in the browser: a player signs in, creates an event, a second player joins,
+the first joins and so starts it; the page shows round 1 with its game and replay, on a
+phone too, and the game's page opens from it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import select
+
+from pbem.services.events import entries
+from pbem.store.models import Event, OutboxMessage
+from tests.events.services_play import players
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _sign_in(page, env, base: str, email: str) -> None:
+    page.goto(f"{base}/signin")
+    page.fill("input[name=email]", email)
+    page.click("form button[type=submit]")
+    with env.db.read() as session:
+        mail = session.scalars(
+            select(OutboxMessage)
+            .where(OutboxMessage.to_addr == email, OutboxMessage.kind == "sign_in")
+            .order_by(OutboxMessage.id.desc())
+        ).first()
+    path = re.search(r"(/signin/[A-Za-z0-9_\-]+)", mail.text_body).group(1)
+    page.goto(base + path)
+    page.click("form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/me$"))
+
+
+def test_create_join_and_follow_an_event(browser, env, live_server):
+    (other,) = players(env, "browserjoin", 1)
+    context = browser.new_context(viewport={"width": 1100, "height": 1300})
+    page = context.new_page()
+    try:
+        _sign_in(page, env, live_server, "browser-org@example.test")
+        page.click("text=Events")
+        page.click("text=Create an event")
+        page.fill("input[name=name]", "Browser cup")
+        page.select_option("select[name=format]", "swiss")
+        page.fill("input[name=rounds]", "1")
+        page.fill("input[name=max_players]", "2")
+        page.click("form button.primary")
+        page.wait_for_url(re.compile(r".*/events/\w+$"))
+        assert "Browser cup" in page.inner_text("h1")
+        public_id = page.url.rsplit("/", 1)[1]
+        entries.join(env, public_id, other)
+        page.reload()
+        page.click("text=Join the event")
+        page.wait_for_selector("text=Round 1")
+        assert page.locator("a", has_text="replay").count() == 1
+        assert "The seed is shown when the event is over." in page.inner_text("body")
+        context.close()
+        phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+        page = phone.new_page()
+        page.goto(f"{live_server}/events/{public_id}")
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 360 + 1  # nothing wider than the phone
+        page.click("a:text('game')")
+        page.wait_for_url(re.compile(r".*/g/\w+$"))
+        phone.close()
+    finally:
+        for c in browser.contexts:
+            c.close()
+    with env.db.read() as session:
+        state = session.scalars(select(Event.state).where(Event.public_id == public_id)).one()
+    assert state == "running"

@@ -1,0 +1,218 @@
+"""Whole events played to the end through the services, on the injected clock.
+
+Games end by resignations and timeouts, to be fast; every game is an ordinary game
+(its own log, mails and record). Each player gets one mail a round (the game's first
+mail, naming the event, or a bye's), and every player the final standings at the end;
+the event record the server exports verifies with ``pbem.events.verify_event``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from pbem import events as core
+from pbem.engine.record import load_record
+from pbem.services.core.errors import NotAllowed, WrongState
+from pbem.services.events import entries, lifecycle, pages, rounds
+from pbem.services.records import game_records
+from pbem.store.models import Event, EventPairing, Game, MoveRow, OutboxMessage
+
+from .services_play import event_mails, finish_round, new_event, running_games, state, time_out
+
+
+def _record_checks(env, public_id: str) -> core.EventVerification:
+    """The event record as a file carries it, checked with every game's record."""
+    record = pages.record(env, public_id)
+    data = json.loads(json.dumps(record))
+    assert data["format"] == core.EVENT_FORMAT
+    with env.db.read() as session:
+        event = session.scalars(select(Event).where(Event.public_id == public_id)).one()
+        ids = session.scalars(
+            select(Game.public_id)
+            .join(EventPairing, EventPairing.game_id == Game.id)
+            .where(EventPairing.event_id == event.id)
+        ).all()
+    games = [
+        load_record(json.dumps(game_records.export_record(env, game_id)).encode())
+        for game_id in ids
+    ]
+    report = core.verify_event(data, games)
+    assert report.ok, report.first_failure
+    assert sum(c.name.startswith("game ") for c in report.checks) == len(ids)
+    return report
+
+
+def _round_mails(env, address: str) -> list[OutboxMessage]:
+    return event_mails(env, address, ("invitation", "event_bye"))
+
+
+def test_a_swiss_of_five_with_the_computer_runs_to_the_end(env):
+    public_id, _ids = new_event(
+        env, "swiss", 4, computer="easy", format="swiss", rounds=3, days_per_move=2
+    )
+    assert state(env, public_id) == "running"  # the fifth place filled: it started
+    page = pages.event_page(env, public_id)
+    assert page.seed is None and len(page.rounds) == 1
+    byes = [b for b in page.rounds[0].boards if b.second is None]
+    assert len(byes) == 1 and len(page.rounds[0].boards) == 3  # five players: one bye
+    # a timeout in round 1: the waiting player's win is claimed by the events job
+    games = running_games(env, public_id)
+    person_games = [g for g, _ in games if all(s.bot is None for s in g.seats)]
+    assert person_games
+    time_out(env, person_games[0])
+    rounds.advance(env)
+    with env.db.read() as session:
+        ended = session.get(Game, person_games[0].id)
+        sources = [
+            m.source for m in session.scalars(select(MoveRow).where(MoveRow.game_id == ended.id))
+        ]
+    assert ended.status == "finished" and sources == ["timeout", "event"]
+    for _ in range(3):
+        finish_round(env, public_id)
+    assert state(env, public_id) == "finished"
+    page = pages.event_page(env, public_id)
+    assert len(page.rounds) == 3
+    assert page.seed is not None and core.commit(bytes.fromhex(page.seed)) == page.commitment
+    assert sum(r.points for r in page.standings) == 3 * 2 + 3  # two games and a bye a round
+    for i in range(1, 5):
+        address = f"swiss{i}@example.test"
+        assert len(_round_mails(env, address)) == 3  # one a round: its game's, or its bye's
+        [over] = event_mails(env, address, ("event_over",))
+        assert page.seed in over.text_body and page.standings[0].name in over.text_body
+        assert page.seed in over.html_body and "swiss cup" in over.subject
+    assert _record_checks(env, public_id).ok
+
+
+def test_a_round_robin_of_four_has_a_crosstable_and_everyone_meets_everyone(env):
+    public_id, _ids = new_event(env, "robin", 4, format="round-robin", days_per_move=3)
+    for _ in range(3):
+        finish_round(env, public_id, loser_seat=0)
+    assert state(env, public_id) == "finished"
+    with env.db.read() as session:
+        event = session.scalars(select(Event).where(Event.public_id == public_id)).one()
+        pairs = session.scalars(select(EventPairing).where(EventPairing.event_id == event.id))
+        met = {frozenset((p.first_id, p.second_id)) for p in pairs}
+    assert len(met) == 6  # each of the six pairs once
+    page = pages.event_page(env, public_id)
+    assert page.crosstable is not None and len(page.crosstable.names) == 4
+    assert [t for t in page.tiebreaks][:2] == ["sonneborn_berger", "head_to_head"]
+    assert _record_checks(env, public_id).ok
+
+
+def test_an_elimination_of_four_ends_with_one_winner(env):
+    public_id, _ids = new_event(env, "knock", 4, format="elimination", days_per_move=3)
+    finish_round(env, public_id)
+    page = pages.event_page(env, public_id)
+    assert len(page.rounds) == 2 and len(page.rounds[1].boards) == 1  # the final
+    finish_round(env, public_id)
+    assert state(env, public_id) == "finished"
+    page = pages.event_page(env, public_id)
+    assert page.standings[0].rank == 1 and page.standings[0].wins == 2
+    assert _record_checks(env, public_id).ok
+
+
+def test_a_withdrawal_resigns_the_running_game_and_forfeits_the_later_ones(env):
+    public_id, ids = new_event(env, "leave", 4, format="round-robin", days_per_move=3)
+    leaving = ids[3]
+    game_ids = [g.id for g, _ in running_games(env, public_id)]
+    entries.withdraw(env, public_id, leaving)
+    with env.db.read() as session:
+        resigned = session.scalars(
+            select(MoveRow).where(MoveRow.source == "event", MoveRow.game_id.in_(game_ids))
+        ).all()
+    assert len(resigned) == 1 and resigned[0].move == "resign"
+    for _ in range(3):
+        finish_round(env, public_id)
+    assert state(env, public_id) == "finished"
+    page = pages.event_page(env, public_id)
+    gone = [r for r in page.standings if r.withdrawn]
+    assert len(gone) == 1 and gone[0].points == 0 and gone[0].losses == 3
+    forfeits = [b for r in page.rounds for b in r.boards if b.result and "forfeit" in b.result]
+    assert len(forfeits) == 2 and all(b.game is None for b in forfeits)
+    with pytest.raises(WrongState):
+        entries.withdraw(env, public_id, ids[0])  # it is over
+    assert _record_checks(env, public_id).ok
+
+
+def test_an_invitation_event_takes_only_the_key_and_a_full_one_nobody_more(env):
+    from .services_play import players
+
+    ids = players(env, "invite", 3)
+    created = lifecycle.create(
+        env,
+        ids[0],
+        lifecycle.EventSpec(
+            name="Friends", format="swiss", rounds=1, max_players=2, access="invitation"
+        ),
+    )
+    assert created.invitation
+    with pytest.raises(NotAllowed):
+        entries.join(env, created.public_id, ids[1])
+    with pytest.raises(NotAllowed):
+        entries.join(env, created.public_id, ids[1], "wrong")
+    assert not entries.join(env, created.public_id, ids[1], created.invitation)
+    assert entries.join(env, created.public_id, ids[0], created.invitation)  # full: starts
+    with pytest.raises(WrongState):
+        entries.join(env, created.public_id, ids[2], created.invitation)
+    assert all(e.public_id != created.public_id for e in pages.listing(env))  # not listed
+
+
+def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(env):
+    from datetime import timedelta
+
+    from .services_play import players
+
+    ids = players(env, "dated", 3)
+    at = env.clock.now() + timedelta(days=2)
+    spec = lifecycle.EventSpec(
+        name="Dated", format="round-robin", max_players=8, start_mode="date", starts_at=at
+    )
+    created = lifecycle.create(env, ids[0], spec)
+    lonely = lifecycle.create(env, ids[0], spec)
+    for pid in ids:
+        entries.join(env, created.public_id, pid)
+    entries.join(env, lonely.public_id, ids[0])
+    assert rounds.advance(env).started == 0
+    env.clock.advance(days=2)
+    rounds.advance(env)
+    assert state(env, created.public_id) == "running"
+    assert state(env, lonely.public_id) == "cancelled"
+
+
+def test_a_round_game_is_an_ordinary_game_with_its_record(env):
+    public_id, _ids = new_event(env, "plain", 2, format="swiss", rounds=1)
+    ((game, _),) = running_games(env, public_id)
+    mail = _round_mails(env, "plain1@example.test")[0]
+    assert "plain cup" in mail.subject and "/s/" in mail.text_body
+    assert f"/events/{public_id}" in mail.text_body
+    finish_round(env, public_id)
+    record = game_records.export_record(env, game.public_id)
+    assert record is not None
+
+
+@pytest.mark.parametrize(
+    ("prefix", "people", "spec", "rounds_played"),
+    [
+        ("big-robin", 7, {"format": "round-robin"}, 7),
+        ("big-swiss", 9, {"format": "swiss", "rounds": 4}, 4),
+        ("big-knock", 8, {"format": "elimination"}, 3),
+    ],
+)
+def test_the_issues_whole_events_run_and_verify(env, prefix, people, spec, rounds_played):
+    """Issue 34's events: a 7-player round robin, a 9-player 4-round Swiss and an 8-player
+    elimination, with a withdrawal and a timeout each, verified with every game record."""
+    public_id, ids = new_event(env, prefix, people, days_per_move=2, **spec)
+    games = running_games(env, public_id)
+    time_out(env, games[0][0])
+    entries.withdraw(env, public_id, ids[-1])
+    rounds.advance(env)
+    for _ in range(rounds_played + 1):
+        if state(env, public_id) == "finished":
+            break
+        finish_round(env, public_id, loser_seat=len(running_games(env, public_id)) % 2)
+    assert state(env, public_id) == "finished"
+    assert len(pages.event_page(env, public_id).rounds) == rounds_played
+    _record_checks(env, public_id)

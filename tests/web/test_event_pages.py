@@ -1,0 +1,178 @@
+"""The events' pages and API: list, create, join, withdraw, the event page in every
+language, "my games" grouping an event's games, the record download."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from pbem import events as core
+from pbem.i18n import LANGUAGES
+from pbem.store.models import Player
+from tests.events.services_play import finish_round, new_event, running_games
+from tests.helpers import csrf_of
+from tests.web.test_players import sign_in
+
+
+def _pid(env, email):
+    with env.db.read() as session:
+        return session.scalars(select(Player.id).where(Player.email == email)).one()
+
+
+def test_a_signed_in_player_creates_an_event_and_others_join_until_it_starts(app, env):
+    organiser, other = app.test_client(), app.test_client()
+    sign_in(organiser, env, "org@example.test")
+    sign_in(other, env, "joiner@example.test")
+    form = organiser.get("/events/new")
+    assert form.status_code == 200
+    made = organiser.post(
+        "/events",
+        data={
+            "csrf_token": csrf_of(form.text),
+            "name": "Winter Cup & co",
+            "format": "swiss",
+            "rounds": "2",
+            "max_players": "2",
+            "days_per_move": "3",
+            "start_mode": "full",
+            "access": "open",
+        },
+    )
+    assert made.status_code == 303
+    url = made.headers["Location"]
+    page = other.get(url)
+    assert "Winter Cup &amp; co" in page.text
+    assert "Join the event" in page.text
+    joined = other.post(f"{url}/join", data={"csrf_token": csrf_of(page.text)})
+    assert joined.status_code == 303
+    page = organiser.get(url)
+    joined = organiser.post(f"{url}/join", data={"csrf_token": csrf_of(page.text)})
+    page = organiser.get(url)  # full: it started, round 1 paired
+    assert "Round 1" in page.text and "/replay" in page.text
+    assert "Withdraw" in page.text
+    me = organiser.get("/me").text
+    assert "Winter Cup &amp; co" in me and "round 1" in me
+    listed = organiser.get("/events").text
+    assert "Winter Cup &amp; co" in listed
+
+
+def test_creating_an_event_needs_a_sign_in_and_checks_the_form(app, env):
+    client = app.test_client()
+    assert client.get("/events/new").status_code == 403
+    sign_in(client, env, "checker@example.test")
+    form = client.get("/events/new")
+    bad = client.post(
+        "/events",
+        data={"csrf_token": csrf_of(form.text), "name": "X", "format": "poker", "max_players": "4"},
+    )
+    assert bad.status_code == 400 and 'role="alert"' in bad.text
+    hostile = client.post(
+        "/events",
+        data={
+            "csrf_token": csrf_of(form.text),
+            "name": "<script>",
+            "format": "swiss",
+            "rounds": "2",
+            "max_players": "4",
+        },
+    )
+    assert hostile.status_code == 400 and "<script>" not in hostile.text
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_the_event_pages_speak_every_language(app, env, language):
+    public_id, _ = new_event(env, f"lang{language}", 3, format="round-robin")
+    client = app.test_client()
+    for path in (f"/events/{public_id}", "/events"):
+        page = client.get(f"{path}?lang={language}")
+        assert page.status_code == 200
+        assert f'<html lang="{language}"' in page.text
+    if language == "fa":
+        assert 'dir="rtl"' in page.text
+
+
+def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(app, env):
+    public_id, _ = new_event(env, "links", 2, format="swiss", rounds=1)
+    ((game, _),) = running_games(env, public_id)
+    client = app.test_client()
+    page = client.get(f"/events/{public_id}").text
+    assert f"/g/{game.public_id}" in page and f"/g/{game.public_id}/replay" in page
+    back = client.get(f"/g/{game.public_id}").text  # the game's page links its event
+    assert f'href="/events/{public_id}"' in back and "links cup" in back
+    assert "The seed is shown when the event is over." in page
+    finish_round(env, public_id)
+    page = client.get(f"/events/{public_id}").text
+    with env.db.read() as session:
+        from pbem.store.models import Event
+
+        seed = session.scalars(select(Event.seed).where(Event.public_id == public_id)).one()
+    assert seed in page
+    download = client.get(f"/events/{public_id}/event.json")
+    assert download.status_code == 200
+    assert json.loads(download.text)["format"] == core.EVENT_FORMAT
+
+
+def test_the_api_lists_creates_joins_withdraws_and_reads_standings(app, env):
+    client = app.test_client()
+    sign_in(client, env, "api-org@example.test")
+    refused = client.post("/api/events", data="name=x")
+    assert refused.status_code == 400  # JSON only
+    made = client.post(
+        "/api/events",
+        json={"name": "API open", "format": "round-robin", "max_players": 3},
+    )
+    assert made.status_code == 201
+    event_id = made.json["id"]
+    assert len(made.json["commitment"]) == 64 and made.json["invitation"] is None
+    assert any(e["id"] == event_id for e in client.get("/api/events").json["events"])
+    joined = client.post(f"/api/events/{event_id}/join", json={})
+    assert joined.json == {"joined": True, "started": False}
+    assert client.post(f"/api/events/{event_id}/join", json={}).status_code == 409
+    read = client.get(f"/api/events/{event_id}").json
+    assert read["state"] == "open" and read["players"] == 1 and read["seed"] is None
+    assert client.post(f"/api/events/{event_id}/withdraw", json={}).json == {"withdrawn": True}
+    assert client.get(f"/api/events/{event_id}").json["players"] == 0
+    anonymous = app.test_client()
+    assert anonymous.post(f"/api/events/{event_id}/join", json={}).status_code == 403
+
+
+def test_the_api_standings_of_a_running_event(app, env):
+    public_id, _ = new_event(env, "apistand", 4, format="swiss", rounds=2)
+    finish_round(env, public_id)
+    read = app.test_client().get(f"/api/events/{public_id}").json
+    assert read["state"] == "running"
+    assert [r["points"] for r in read["standings"]] == [1, 1, 0, 0]
+    assert set(read["standings"][0]["tiebreaks"]) == {
+        "buchholz",
+        "median_buchholz",
+        "seals",
+        "round_points",
+    }
+    assert len(read["rounds"]) == 2
+
+
+def test_the_organiser_enters_the_computer_from_the_page(app, env):
+    client = app.test_client()
+    sign_in(client, env, "comp-org@example.test")
+    form = client.get("/events/new")
+    made = client.post(
+        "/events",
+        data={
+            "csrf_token": csrf_of(form.text),
+            "name": "With the computer",
+            "format": "round-robin",
+            "max_players": "3",
+        },
+    )
+    page = client.get(made.headers["Location"])
+    assert "Normal: a fair challenge" in page.text  # the levels in the reader's words
+    entered = client.post(
+        made.headers["Location"] + "/computer",
+        data={"csrf_token": csrf_of(page.text), "level": "strong"},
+    )
+    assert entered.status_code == 303
+    page = client.get(made.headers["Location"]).text
+    assert "Enter the computer" not in page  # once per event
+    assert "Computer (strong)" in page
