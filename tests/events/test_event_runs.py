@@ -19,6 +19,7 @@ from pbem.services.core.errors import NotAllowed, WrongState
 from pbem.services.events import entries, lifecycle, pages, rounds
 from pbem.services.records import game_records
 from pbem.store.models import Event, EventPairing, Game, MoveRow, OutboxMessage
+from tests.mail.test_every_mail_answerable import check_event_notice
 
 from .services_play import event_mails, finish_round, new_event, running_games, state, time_out
 
@@ -81,6 +82,9 @@ def test_a_swiss_of_five_with_the_computer_runs_to_the_end(env):
         address = f"swiss{i}@example.test"
         assert len(_round_mails(env, address)) == 3  # one a round: its game's, or its bye's
         [over] = event_mails(env, address, ("event_over",))
+        check_event_notice(env, over)
+        for bye in event_mails(env, address, ("event_bye",)):
+            check_event_notice(env, bye)
         assert page.seed in over.text_body and page.standings[0].name in over.text_body
         assert page.seed in over.html_body and "swiss cup" in over.subject
     assert _record_checks(env, public_id).ok

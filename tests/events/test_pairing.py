@@ -1,5 +1,5 @@
 """Each format's pairings: known Berger tables, and properties that hold for any seed and
-any results (docs/tournaments.md, "Pairings")."""
+any results (docs/events.md, "Pairings")."""
 
 from __future__ import annotations
 

@@ -33,6 +33,9 @@ from tests.mail.play import new_game, play, to_move, token
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
 #: Every kind of mail there is: a template of its own each.
 KINDS = {p.stem for p in TEMPLATES.glob("*.txt") if not p.stem.startswith("_")}
+#: An event's notices to a player who joined it (a bye, the final standings): checked by
+#: tests/events/test_event_runs.py with ``check_event_notice`` below, on a whole event.
+EVENT_NOTICES = {"event_bye", "event_over"}
 #: Mails that cannot be answered: the game is over, several games at once, or an
 #: account's one-time link; each says so in its text.
 UNANSWERABLE = {"game_over", "digest", "sign_in", "change_email", "address_taken", "bounced"}
@@ -214,4 +217,18 @@ def test_every_kind_of_mail_is_answerable_or_says_it_is_not(env):
     assert bounces.handle_bounce(env, bounce, [address]).outcome == "bounced"
     seen.check_new()
     assert seen.unanswerable == UNANSWERABLE | {"refusal"}  # the refusal of a finished game
-    assert seen.kinds == KINDS, (sorted(KINDS - seen.kinds), sorted(seen.kinds - KINDS))
+    assert seen.kinds == KINDS - EVENT_NOTICES, (
+        sorted(KINDS - seen.kinds),
+        sorted(seen.kinds - KINDS),
+    )
+
+
+def check_event_notice(env, row) -> None:
+    """An event's bye or final standings, as it goes out: automatic, not answerable (it
+    says so and has no Reply-To) and, like an account's mail, one the person asked for by
+    joining the event, so it carries no List-Unsubscribe."""
+    assert row.kind in EVENT_NOTICES
+    message = build_message(row, env.config.mail_from)
+    assert message["Auto-Submitted"] == "auto-generated"
+    assert message["Reply-To"] is None and message["List-Unsubscribe"] is None
+    assert NOT_READ in row.text_body and NOT_READ in row.html_body
