@@ -23,18 +23,37 @@ from .seat_mail import queue_written
 
 
 def invitation(
-    session: Session, env: Env, game: Game, seat: int, token: str, match: Match | None
+    session: Session,
+    env: Env,
+    game: Game,
+    seat: int,
+    token: str,
+    match: Match | None,
+    *,
+    event: dict[str, Any] | None = None,
 ) -> None:
-    """The first mail of a game; ``match`` is None while the game waits to be accepted."""
+    """The first mail of a game; ``match`` is None while the game waits to be accepted.
+    ``event`` (its name, url and round): an event's round, whose one mail to a player is
+    this invitation, naming the event, the round and the opponent."""
     opponent = seat_names(game)[1 - seat]
     starts = match is not None and match.to_move == seat
+    subject = (
+        _l("Jaipur vs %(opponent)s — a new game", opponent=opponent)
+        if event is None
+        else _l(
+            "%(event)s, round %(round)s: Jaipur vs %(opponent)s",
+            event=event["name"],
+            round=event["round"],
+            opponent=opponent,
+        )
+    )
     queue_written(
         session,
         env,
         game,
         seat,
         "invitation",
-        _l("Jaipur vs %(opponent)s — a new game", opponent=opponent),
+        subject,
         link=env.seat_url(token),
         waiting=match is None,
         view=jaipur.seat_view(match, seat) if match is not None else None,
@@ -42,7 +61,7 @@ def invitation(
         reply_n=1 if starts else None,
         answer_n=1,  # the second player's reply is read, and told whose turn it is
         message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
-        event=None,
+        event=event,
     )
 
 
@@ -58,31 +77,9 @@ def event_round(
     event_url: str,
     round_no: int,
 ) -> None:
-    """The one mail of an event's round to a player (``services/events/rounds.py``): the
-    invitation to the round's game, naming the event, the round and the opponent."""
-    opponent = seat_names(game)[1 - seat]
-    starts = match.to_move == seat
-    queue_written(
-        session,
-        env,
-        game,
-        seat,
-        "invitation",
-        _l(
-            "%(event)s, round %(round)s: Jaipur vs %(opponent)s",
-            event=event,
-            round=round_no,
-            opponent=opponent,
-        ),
-        link=env.seat_url(token),
-        waiting=False,
-        view=jaipur.seat_view(match, seat),
-        starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
-        reply_n=1 if starts else None,
-        answer_n=1,
-        message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
-        event={"name": event, "url": event_url, "round": round_no},
-    )
+    """The one mail of an event's round to a player (``services/events/rounds.py``)."""
+    event_of = {"name": event, "url": event_url, "round": round_no}
+    invitation(session, env, game, seat, token, match, event=event_of)
 
 
 def dealt(
