@@ -21,6 +21,7 @@ def _commands() -> list[str]:
 def test_the_test_script_runs_ruff_then_mypy_then_the_tests() -> None:
     assert _commands() == [
         ".venv/bin/ruff check .",
+        ".venv/bin/ruff format --check .",
         ".venv/bin/mypy",
         'exec .venv/bin/python -m pytest "$@"',
     ]

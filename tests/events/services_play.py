@@ -7,7 +7,7 @@ from sqlalchemy import select
 from pbem.services.core.access import Client
 from pbem.services.core.env import Env
 from pbem.services.core.identity import player_for
-from pbem.services.core.log import log_rows
+from pbem.services.core.lookup import log_rows
 from pbem.services.events import entries, lifecycle, rounds
 from pbem.services.play import moves
 from pbem.services.scheduled import jobs

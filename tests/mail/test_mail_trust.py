@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select, text, update
 
 from pbem.engine.names import BadName, clean_name, sanitized
-from pbem.mail import headers, outbox
+from pbem.mail import headers, outbox_row
 from pbem.mail.delivery import SmtpBackend, build_message
 from pbem.receiver import ReceiverController
 from pbem.services.accounts import account_settings
@@ -250,7 +250,7 @@ def _queue(env, **fields):
     )
     values.update(fields)
     with env.db.write() as session:
-        outbox_store.queue(session, outbox.message(**values))
+        outbox_store.queue(session, outbox_row.message(**values))
 
 
 def test_one_poisoned_row_fails_alone_and_every_other_mail_goes_out(smtp_env, smtp_server):

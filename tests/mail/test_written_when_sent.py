@@ -11,7 +11,7 @@ import random
 import pytest
 from sqlalchemy import select
 
-from pbem.mail import outbox
+from pbem.mail import outbox_row
 from pbem.mail.delivery import SmtpBackend
 from pbem.services.core import access
 from pbem.services.play import game_pages, moves
@@ -89,7 +89,7 @@ def test_a_mail_that_cannot_be_written_waits_with_the_reason_and_the_rest_go_out
     play(env, public_id, 1)
     with env.db.write() as session:
         game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
-        broken = outbox.message(
+        broken = outbox_row.message(
             now=env.clock.now(),
             mail_from=env.config.mail_from,
             kind="your_turn",

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.clock import as_utc
-from pbem.mail.outbox import message
+from pbem.mail.outbox_row import message
 from pbem.services.core import access
 from pbem.services.core.identity import player_for
 from pbem.services.mailing import outbox_admin as outbox_service

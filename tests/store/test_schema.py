@@ -9,7 +9,7 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
 from pbem.engine.names import name_problem
-from pbem.mail import outbox
+from pbem.mail import outbox_row
 from pbem.store import migrate
 from pbem.store import outbox as outbox_store
 from pbem.store.db import Database, SchemaError, is_sqlite, table_names
@@ -42,7 +42,7 @@ def test_a_downgrade_below_0006_waits_for_the_unwritten_mail(fresh_database):
         with db.write() as session:
             outbox_store.queue(
                 session,
-                outbox.message(
+                outbox_row.message(
                     now=now, mail_from="pbem@pbem.test", kind="your_turn", to="a@t", about_n=1
                 ),
             )

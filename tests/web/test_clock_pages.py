@@ -201,7 +201,7 @@ def test_an_erased_account_is_mailed_nothing_and_its_queued_mails_go(client, env
 
 
 def test_a_mail_queued_to_an_erased_address_before_is_never_sent(env):
-    from pbem.mail import outbox as mails_out
+    from pbem.mail import outbox_row as mails_out
     from pbem.store.models import OutboxMessage
 
     class Kept:

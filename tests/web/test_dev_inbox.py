@@ -33,7 +33,7 @@ def test_dev_inbox_pages_through_older_mail(client, env):
     import re
     from datetime import UTC, datetime
 
-    from pbem.mail import outbox
+    from pbem.mail import outbox_row
     from pbem.store import outbox as outbox_store
 
     now = datetime(2026, 12, 5, tzinfo=UTC)
@@ -41,7 +41,7 @@ def test_dev_inbox_pages_through_older_mail(client, env):
         for k in range(25):
             outbox_store.queue(
                 session,
-                outbox.message(
+                outbox_row.message(
                     now=now,
                     mail_from="pbem@pbem.test",
                     kind="sign_in",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ...i18n import lazy_gettext as _l
 from ...store.models import Player
-from ..core.access import Client, note_access
+from ..core.access import Client, log_account_use
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_name, checked_timezone, seats_of
@@ -66,7 +66,7 @@ def update_settings(
                         seat.name = value
                 else:
                     setattr(seat, field, value)
-        note_access(
+        log_account_use(
             session, env, player, "settings", client, detail=" ".join(sorted(changed)) or None
         )
         return sorted(changed)

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store.models import Player
-from ..core.access import Client, note_access
+from ..core.access import Client, log_account_use
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, seats_of
@@ -40,7 +40,7 @@ def request_email_change(env: Env, player_id: int, new_email: str, client: Clien
         player = session.get(Player, player_id)
         if player is None:
             raise NotAllowed()
-        note_access(session, env, player, "email-change-request", client, detail=key)
+        log_account_use(session, env, player, "email-change-request", client, detail=key)
         owner = player_rows.by_email(session, key)
         if owner is not None:
             if owner.erased_at is None:

@@ -18,7 +18,7 @@ from ...store.models import Player
 from ..core.env import Env
 from ..core.errors import Frozen, NotAllowed
 from ..core.identity import seats_of
-from ..core.log import log_rows, state_of
+from ..core.lookup import log_rows, state_of
 from ..core.replayed import seat_names
 from ..core.status import GameStatus
 from ..play.turns import current_clock, turn_started

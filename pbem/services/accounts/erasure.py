@@ -26,7 +26,7 @@ from ...store import challenges as challenge_rows
 from ...store import players as player_rows
 from ...store.models import OutboxMessage, Player
 from ..core import privacy
-from ..core.access import Client, note_access
+from ..core.access import Client, log_account_use
 from ..core.env import Env
 from ..core.errors import NotAllowed
 from ..core.identity import seats_of
@@ -72,7 +72,7 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         player.erased_at, player.session_version = now, player.session_version + 1
         player_rows.forget_links(session, player.id, addresses, placeholder)
         challenge_rows.forget_player(session, player.id)
-        note_access(session, env, player, "erased", client)
+        log_account_use(session, env, player, "erased", client)
         _reduce_access(session, player.id, keys, addresses, now)
         return len(seats)
 

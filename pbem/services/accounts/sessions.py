@@ -12,7 +12,7 @@ from typing import Any
 
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
-from ..core.access import Client, note_access
+from ..core.access import Client, log_account_use
 from ..core.env import Env
 
 
@@ -65,7 +65,7 @@ def sign_out(env: Env, session_id: Any, client: Client) -> None:
             return
         link.signed_out_at = env.clock.now()
         player = session.get(Player, link.player_id) if link.player_id else None
-        note_access(session, env, player, "sign-out", client)
+        log_account_use(session, env, player, "sign-out", client)
 
 
 def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
@@ -74,4 +74,4 @@ def sign_out_everywhere(env: Env, player_id: int, client: Client) -> None:
         player = session.get(Player, player_id)
         if player is not None:
             player.session_version += 1
-            note_access(session, env, player, "sign-out-everywhere", client)
+            log_account_use(session, env, player, "sign-out-everywhere", client)

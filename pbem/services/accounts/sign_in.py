@@ -13,7 +13,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
 from ..core import limits
-from ..core.access import Client, note_access
+from ..core.access import Client, log_account_use
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import EMAIL, normal_email, player_for
@@ -30,7 +30,7 @@ def request_sign_in(env: Env, email: str, client: Client) -> None:
     sign_in_links.admit(env, key, limits.network(client.ip))
     with env.db.write() as session:
         player = player_rows.by_email(session, key)
-        note_access(session, env, player, "sign-in-request", client, detail=key)
+        log_account_use(session, env, player, "sign-in-request", client, detail=key)
         if player is not None and player.erased_at is not None:
             return
         token = sign_in_links.issue(session, env, "sign-in", key, client, player)
@@ -90,7 +90,7 @@ def use_link(env: Env, token: str, client: Client) -> SignedIn:
         # the address just took a mail: it no longer bounces
         bounces.clear(session, [link.new_email or link.email])
         link.player_id = player.id
-        note_access(
+        log_account_use(
             session,
             env,
             player,

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from ...clock import as_utc
 from ...i18n import Reader, reader, use_reader
 from ...i18n import lazy_gettext as _l
-from ...mail import compose, outbox
+from ...mail import compose, outbox_row
 from ...store import outbox as outbox_store
 from ...store import players as player_rows
 from ...store.models import Player, SignInLink
@@ -99,7 +99,7 @@ def mail(
         subject = str(subject)
     outbox_store.queue(
         session,
-        outbox.message(
+        outbox_row.message(
             now=env.clock.now(),
             mail_from=env.config.mail_from,
             kind=kind,

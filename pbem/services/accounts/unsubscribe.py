@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from ...store import games as game_rows
 from ...store import players as player_rows
-from ..core.access import Client, note_access, record_access
+from ..core.access import Client, log_account_use, log_game_access
 from ..core.env import Env
 from ..core.errors import BAD_LINK, Missing
 from ..core.identity import seats_of
@@ -75,7 +75,7 @@ def _apply(
             player.mail_mode = DIGEST_TO
             for seat in seats:
                 seat.mail_mode = DIGEST_TO
-            note_access(session, env, player, "unsubscribe", client, detail=DIGEST_TO)
+            log_account_use(session, env, player, "unsubscribe", client, detail=DIGEST_TO)
         return Unsubscribe(True, None, done)
     game = game_rows.first_by_public_id(session, claim.public_id or "")
     if game is None or claim.seat is None or claim.seat >= len(game.seats):
@@ -84,5 +84,5 @@ def _apply(
     done = seat.mail_mode != "each"  # the digest already, or only invitations: less mail
     if client is not None and not done:
         seat.mail_mode = SEAT_TO
-        record_access(session, env, game, claim.seat, "unsubscribe", client, detail=SEAT_TO)
+        log_game_access(session, env, game, claim.seat, "unsubscribe", client, detail=SEAT_TO)
     return Unsubscribe(False, game.seats[1 - claim.seat].name, done)

@@ -23,7 +23,7 @@ from ...store.models import Game, Player, Seat
 from .env import Env
 
 if TYPE_CHECKING:
-    from .log import Key
+    from .lookup import Key
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class Client:
     user_agent: str | None = None
 
 
-def note_access(
+def log_account_use(
     session: Session,
     env: Env,
     player: Player | None,
@@ -56,7 +56,7 @@ def note_access(
     )
 
 
-def record_access(
+def log_game_access(
     session: Session,
     env: Env,
     game: Game,
@@ -82,7 +82,7 @@ def record_access(
     )
 
 
-def record_refusal(
+def log_refusal(
     env: Env, claim: Key | None, action: str, client: Client, detail: str, seen_n: int | None
 ) -> None:
     """Record a refused attempt in its own transaction: the refusal itself changed nothing."""
@@ -91,7 +91,7 @@ def record_refusal(
     with env.db.write() as session:
         game = games.by_public_id(session, claim.public_id)
         if game is not None:
-            record_access(
+            log_game_access(
                 session,
                 env,
                 game,
@@ -104,7 +104,7 @@ def record_refusal(
             )
 
 
-def note_use(
+def log_seat_use(
     session: Session,
     env: Env,
     game: Game,
@@ -116,7 +116,7 @@ def note_use(
     detail: str | None = None,
 ) -> None:
     """Record in the access log that a seat's key was used, and what it saw (``seen_n``)."""
-    record_access(
+    log_game_access(
         session,
         env,
         game,

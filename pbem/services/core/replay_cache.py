@@ -11,18 +11,18 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .replayed import Played
+    from .replayed import ReplayedLog
 
 
 class ReplayCache:
     def __init__(self, size: int = 512) -> None:
         self._size = size
-        self._items: OrderedDict[int, Played] = OrderedDict()
+        self._items: OrderedDict[int, ReplayedLog] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, game_id: int) -> Played | None:
+    def get(self, game_id: int) -> ReplayedLog | None:
         with self._lock:
             played = self._items.get(game_id)
             if played is None:
@@ -32,7 +32,7 @@ class ReplayCache:
             self.hits += 1
             return played
 
-    def put(self, game_id: int, played: Played) -> None:
+    def put(self, game_id: int, played: ReplayedLog) -> None:
         if self._size <= 0:
             return
         with self._lock:

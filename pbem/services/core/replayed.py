@@ -98,7 +98,7 @@ class Entry:
 
 
 @dataclass(frozen=True, slots=True)
-class Played:
+class ReplayedLog:
     """The position after the whole log, and the log narrated for pages.
 
     With ``broken``, only the log as far as it verifies: the row after the last entry
@@ -137,7 +137,7 @@ class Played:
         """The chain hash the next move extends: the last entry's, or ``hash_0``."""
         return self.entries[-1].hash if self.entries else self.start
 
-    def then(self, after: Match, words: Account, row: LogRow | Any) -> Played:
+    def then(self, after: Match, words: Account, row: LogRow | Any) -> ReplayedLog:
         """This log with one more entry whose position and words are already known."""
         ended = after.ended_result
         last = self.entries[-1] if self.entries else None
@@ -154,9 +154,9 @@ class Played:
             row.message,
             ended,
         )
-        return Played(self.start, self.names, after, (*self.entries, entry))
+        return ReplayedLog(self.start, self.names, after, (*self.entries, entry))
 
-    def extended(self, rows: Sequence[Any]) -> Played:
+    def extended(self, rows: Sequence[Any]) -> ReplayedLog:
         """This log with ``rows`` (the entries after it, in order) replayed and narrated."""
         played = self
         for row in rows:
@@ -170,7 +170,7 @@ class Played:
             played = played.then(after, words, row)
         return played
 
-    def checked(self, rows: Sequence[Any]) -> Played:
+    def checked(self, rows: Sequence[Any]) -> ReplayedLog:
         """This log extended by ``rows`` as far as each is the next of the chain and
         replays; at the first that is not, the log ends there, with ``broken`` set."""
         played = self
@@ -190,11 +190,11 @@ class Played:
         return played
 
 
-def start(game: Game, names: tuple[str, str]) -> Played:
+def start(game: Game, names: tuple[str, str]) -> ReplayedLog:
     """A dealt game before its first move."""
     if not game.dealt:
         raise NotStarted()
-    return Played(
+    return ReplayedLog(
         chain_start(game), names, Match.new(bytes.fromhex(game.seed), game.first_player), ()
     )
 
@@ -237,10 +237,10 @@ def note_tail(session: Session, game: Game, n: int | None, hash_: str | None) ->
     session.info.setdefault(_TAILS, {})[game.id] = (n or 0, hash_ or chain_start(game))
 
 
-def played(env: Env, session: Session, game: Game) -> Played:
+def replay_log(env: Env, session: Session, game: Game) -> ReplayedLog:
     """The game replayed to its last logged move, reading only what this process lacks."""
     names = seat_names(game)
-    cached: Played | None = env.cache.get(game.id)
+    cached: ReplayedLog | None = env.cache.get(game.id)
     # Taken, not read: once this transaction appends, the tail it noted is old.
     tail = session.info.get(_TAILS, {}).pop(game.id, None)
     if cached is not None and cached.start == chain_start(game) and cached.names == names:
@@ -262,7 +262,7 @@ def played(env: Env, session: Session, game: Game) -> Played:
     return result
 
 
-def remember(env: Env, game_id: int, result: Played) -> None:
+def remember(env: Env, game_id: int, result: ReplayedLog) -> None:
     """Keep a log this process has just committed, so its next read starts there."""
     env.cache.put(game_id, result)
 

@@ -31,7 +31,7 @@ from ...store.models import Event, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import WrongState
-from ..core.log import log_rows, state_of
+from ..core.lookup import log_rows, state_of
 from ..core.status import GameStatus
 from ..mailing import queued_mails
 from ..play import computer, game_clock, moves, new_games

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from ... import engine as jaipur
 from ...i18n import Reader, gettext, ngettext, use_reader
-from ...mail import compose, outbox
+from ...mail import compose, outbox_row
 from ...store import outbox as outbox_store
 from ...store import players as player_rows
 from ...store.models import Game
@@ -48,7 +48,7 @@ def digest(
         )
     return outbox_store.queue(
         session,
-        outbox.message(
+        outbox_row.message(
             now=env.clock.now(),
             mail_from=env.config.mail_from,
             kind="digest",
@@ -121,7 +121,7 @@ def refusal(
             headers["Reply-To"] = env.config.reply_to(token)
     outbox_store.queue(
         session,
-        outbox.message(
+        outbox_row.message(
             now=env.clock.now(),
             mail_from=env.config.mail_from,
             kind="refusal",

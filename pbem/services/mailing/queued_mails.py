@@ -14,10 +14,10 @@ from ... import engine as jaipur
 from ...clock import iso
 from ...engine import Match
 from ...i18n import lazy_gettext as _l
-from ...mail import outbox
+from ...mail import outbox_row
 from ...store.models import Game
 from ..core.env import Env
-from ..core.log import log_rows
+from ..core.lookup import log_rows
 from ..core.replayed import owed_entry, seat_names
 from .seat_mail import queue_written
 
@@ -60,7 +60,7 @@ def invitation(
         starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
         reply_n=1 if starts else None,
         answer_n=1,  # the second player's reply is read, and told whose turn it is
-        message_id=outbox.thread_id(game.public_id, seat, env.config.mail_from),
+        message_id=outbox_row.thread_id(game.public_id, seat, env.config.mail_from),
         event=event,
     )
 

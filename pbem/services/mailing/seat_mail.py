@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ...i18n import use_reader
-from ...mail import compose, outbox
+from ...mail import compose, outbox_row
 from ...store import outbox as outbox_store
 from ...store.models import Game
 from ..core.env import Env
@@ -96,9 +96,9 @@ def envelope(
     not_before: datetime | None = None,
 ) -> dict[str, Any]:
     """A mail to a seat as an outbox row, without its words: who, which thread, which id."""
-    root = outbox.thread_id(game.public_id, seat, env.config.mail_from)
+    root = outbox_row.thread_id(game.public_id, seat, env.config.mail_from)
     to_seat = game.seats[seat]
-    return outbox.message(
+    return outbox_row.message(
         now=env.clock.now(),
         mail_from=env.config.mail_from,
         kind=kind,

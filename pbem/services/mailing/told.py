@@ -19,8 +19,8 @@ from ...i18n import lazy_gettext as _l
 from ...store import outbox as outbox_store
 from ...store.models import Game
 from ..core.env import Env
-from ..core.log import log_rows, logged_moves
-from ..core.replayed import Entry, Played, chain_start, next_turn, seat_names, turn_after
+from ..core.lookup import log_rows, logged_moves
+from ..core.replayed import Entry, ReplayedLog, chain_start, next_turn, seat_names, turn_after
 from .seat_mail import Draft, envelope
 
 
@@ -217,7 +217,7 @@ def told(
     )
 
 
-def last_move(log: Played) -> Moved:
+def last_move(log: ReplayedLog) -> Moved:
     """What the last entry of a replayed log did."""
     entry = log.entries[-1]
     return Moved(
@@ -242,7 +242,7 @@ def moved_at(session: Session, game: Game, n: int) -> Moved:
         raise ValueError(f"game {game.public_id} has no logged move {n}")
     seed = bytes.fromhex(game.seed)
     before = jaipur.replay_moves(seed, logged_moves(rows[: n - 1]), game.first_player)
-    played_before = Played(chain_start(game), seat_names(game), before, ())
+    played_before = ReplayedLog(chain_start(game), seat_names(game), before, ())
     moved = last_move(played_before.extended([rows[n - 1]]))
     # replayed without the entries before it: its number as players see it, from them
     return replace(moved, turn=turn_after([row.move for row in rows[: n - 1]]))

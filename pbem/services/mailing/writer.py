@@ -9,8 +9,8 @@ from ...clock import as_utc
 from ...store import access_log
 from ...store.models import Game, OutboxMessage
 from ..core.env import Env
-from ..core.log import game_by_id
-from ..core.replayed import Entry, played
+from ..core.lookup import game_by_id
+from ..core.replayed import Entry, replay_log
 from .seat_mail import Written, write
 from .told import TOLD, Moved, last_move, moved_at, told, untold
 
@@ -40,7 +40,7 @@ class Writer:
         earlier: tuple[Entry, ...] = ()
         own_round = None
         if row.kind == "your_turn" and moved.seat != row.seat:
-            log = played(self.env, session, game)  # this process's cache: all entries
+            log = replay_log(self.env, session, game)  # this process's cache: all entries
             earlier, own_round = untold(log.entries, row.about_n, row.seat)
         draft = told(self.env, game, moved, row.seat, earlier, own_round)
         if draft.kind != row.kind:
@@ -76,7 +76,7 @@ class Writer:
     def _moved_at(self, session: Session, game: Game, n: int) -> Moved:
         key = (game.id, n)
         if key not in self._moved:
-            log = played(self.env, session, game)  # this process's cache, extended
+            log = replay_log(self.env, session, game)  # this process's cache, extended
             self._moved[key] = last_move(log) if log.n == n else moved_at(session, game, n)
         return self._moved[key]
 

@@ -20,7 +20,7 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
 from ..core.identity import new_public_id
-from ..core.log import authenticate, game_row, log_rows, state_of
+from ..core.lookup import authenticate, game_row, log_rows, state_of
 from . import game_clock, game_pages, new_games
 
 STARTERS = ("random", "challenger", "opponent")

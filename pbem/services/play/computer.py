@@ -35,8 +35,8 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput, Missing
 from ..core.identity import normal_email
-from ..core.log import authenticate, log_rows, state_of
-from ..core.replayed import Entry, played
+from ..core.lookup import authenticate, log_rows, state_of
+from ..core.replayed import Entry, replay_log
 from ..core.status import GameStatus
 from . import game_clock, game_pages, moves, new_games, seat_settings
 
@@ -231,7 +231,7 @@ def _play_one(env: Env, game_id: int, seat: int, level: str) -> bool:
         game = session.get(Game, game_id)
         if game is None or game.status != GameStatus.IN_PROGRESS or game.integrity_error:
             return False
-        log = played(env, session, game)
+        log = replay_log(env, session, game)
         if log.broken or log.match.to_move != seat:
             return False
         n, seed = log.n + 1, bytes.fromhex(game.seed)

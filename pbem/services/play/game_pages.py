@@ -18,12 +18,12 @@ from ...store import events as event_rows
 from ...store import games as game_rows
 from ...store import move_log
 from ...store.models import Game
-from ..core.access import Client, note_use
+from ..core.access import Client, log_seat_use
 from ..core.env import Env
 from ..core.errors import Missing
 from ..core.integrity import Flag
-from ..core.log import authenticate, game_row
-from ..core.replayed import Entry, played, seat_names
+from ..core.lookup import authenticate, game_row
+from ..core.replayed import Entry, replay_log, seat_names
 from ..mailing.bounces import bouncing_seats
 from .deadlines import TurnClock
 from .turns import MIN_AWAY_DAYS, away_reach, current_clock, turn_started, vacation_left
@@ -183,7 +183,7 @@ def seat_page(
         game, seat = authenticate(env, session, token, vacations=True)
         bouncing = bouncing_seats(game.seats)
         if not game.dealt:
-            note_use(session, env, game, seat, action, client, seen_n=0)
+            log_seat_use(session, env, game, seat, action, client, seen_n=0)
             return WaitingPage(
                 game_info(game, False),
                 seat.seat,
@@ -194,8 +194,8 @@ def seat_page(
                 None if game.rematch_of is not None else 0,
                 bouncing,
             )
-        log = played(env, session, game)
-        note_use(session, env, game, seat, action, client, seen_n=log.n)
+        log = replay_log(env, session, game)
+        log_seat_use(session, env, game, seat, action, client, seen_n=log.n)
         match = log.match
         now = env.clock.now()
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
@@ -240,7 +240,7 @@ def public_page(env: Env, public_id: str) -> PublicPage:
         game = game_row(session, public_id)
         if not game.dealt:
             return PublicPage(game_info(game, False), None, (), as_utc(game.created_at))
-        log = played(env, session, game)
+        log = replay_log(env, session, game)
         found = event_rows.of_games(session, [game.id]).get(game.id)
         return PublicPage(
             game_info(game, log.match.is_over, log.n if log.broken else None),
@@ -282,9 +282,9 @@ def legal_moves(env: Env, token: str, client: Client | None = None) -> list[str]
     """The seat's legal moves, canonical (none when it is not its turn)."""
     with env.db.write() as session:
         game, seat = authenticate(env, session, token)
-        log = played(env, session, game)
+        log = replay_log(env, session, game)
         if client is not None:
-            note_use(session, env, game, seat, "api-legal", client, seen_n=log.n)
+            log_seat_use(session, env, game, seat, "api-legal", client, seen_n=log.n)
         if log.match.to_move != seat.seat or game.integrity_error is not None:
             return []
         return [str(m) for m in log.match.legal_moves()]

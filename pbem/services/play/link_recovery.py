@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ...i18n import lazy_gettext as _l
 from ..core import limits
-from ..core.access import Client, record_access
+from ..core.access import Client, log_game_access
 from ..core.env import Env
-from ..core.log import authenticate, game_row
+from ..core.lookup import authenticate, game_row
 from ..mailing import queued_mails
 
 
@@ -16,7 +16,7 @@ def reissue_link(env: Env, token: str, client: Client) -> None:
         game, seat = authenticate(env, session, token, lock=True)
         seat.key_version += 1
         new_token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)
-        record_access(
+        log_game_access(
             session, env, game, seat.seat, "reissue", client, key_version=seat.key_version - 1
         )
         queued_mails.link(session, env, game, seat.seat, new_token, reissued=True)
@@ -48,7 +48,7 @@ def request_link(env: Env, public_id: str, email: str, client: Client) -> None:
     due = [seat for seat in seats if not limits.wait(env, counts[seat])]
     with env.db.write() as session:
         game = game_row(session, public_id)
-        record_access(session, env, game, None, "link-request", client)
+        log_game_access(session, env, game, None, "link-request", client)
         for seat in game.seats:
             if seat.seat in due:
                 token = env.links.seat_token(game.public_id, seat.seat, seat.key_version)

@@ -26,7 +26,7 @@ from ...store import games as game_rows
 from ...store import move_log, wakeup
 from ...store.models import Game, Seat
 from ...store.move_log import LogRow, MovedOn
-from ..core.access import Client, note_use, record_refusal
+from ..core.access import Client, log_refusal, log_seat_use
 from ..core.env import Env
 from ..core.errors import (
     MAIL_GAME_OVER,
@@ -38,8 +38,8 @@ from ..core.errors import (
     WrongState,
 )
 from ..core.integrity import keep_flag
-from ..core.log import Key, authenticate, log_rows, open_claim, state_of
-from ..core.replayed import played, position_digester, remember
+from ..core.lookup import Key, authenticate, log_rows, open_claim, state_of
+from ..core.replayed import position_digester, remember, replay_log
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus
 from ..mailing import told
@@ -107,7 +107,7 @@ def move_reader(env: Env, claim: ReplyClaim) -> Callable[[str], bool]:
         if game is not None:
             language = seat.language
             if game.dealt:
-                hand = played(env, session, game).match.round.hands[seat.seat]
+                hand = replay_log(env, session, game).match.round.hands[seat.seat]
     return lambda text: reads_as_move(text, language, hand)
 
 
@@ -125,7 +125,7 @@ def preview_move(
     try:
         with env.db.write() as session:
             game, seat = authenticate(env, session, token)
-            log = played(env, session, game)
+            log = replay_log(env, session, game)
             _check_frozen(game)
             if not log.answers(expected_n):
                 raise WrongState(MOVED_ON)
@@ -135,12 +135,14 @@ def preview_move(
                 words = preview(log.match, move, seat.seat)
             except MoveError as exc:
                 raise MoveRefused(exc) from None
-            note_use(session, env, game, seat, "preview", client, seen_n=log.n, detail=str(move))
+            log_seat_use(
+                session, env, game, seat, "preview", client, seen_n=log.n, detail=str(move)
+            )
             return Preview(str(move), words)
     except (MoveRefused, WrongState) as exc:
         if isinstance(exc, Frozen):
             keep_flag(env, exc.game_id, exc.error)  # found as this attempt read the log
-        record_refusal(
+        log_refusal(
             env,
             env.links.open_seat(token),
             "refused-preview",
@@ -199,7 +201,7 @@ def _submit(
     except (MoveRefused, WrongState) as exc:
         if source == "email" and exc.text is MOVED_ON:
             exc = WrongState(_by_mail(env, claim))
-        record_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
+        log_refusal(env, claim, "refused", client, f"{text!r}: {exc.english}", expected_n - 1)
         raise exc from None
 
 
@@ -324,7 +326,7 @@ def _append(
     try:
         with move_log.appending(), env.db.write() as session:
             game, seat = opener(session)
-            log = played(env, session, game)
+            log = replay_log(env, session, game)
             _check_frozen(game)
             n = log.n + 1
             # the clock's own entry is exact; a player's stays valid across a timeout
@@ -352,7 +354,7 @@ def _append(
                 assert after.winner is not None
                 ratings.rate(session, game, after.winner, now)
             action = {Resign: "resign", Claim: "claim", Timeout: "timeout"}.get(type(move), "move")
-            note_use(
+            log_seat_use(
                 session,
                 env,
                 game,

@@ -18,7 +18,7 @@ from ...store import games as game_rows
 from ...store import wakeup
 from ...store.models import Game, Player, Seat
 from ..core import limits
-from ..core.access import Client, record_access
+from ..core.access import Client, log_game_access
 from ..core.env import Env
 from ..core.errors import InvalidInput
 from ..core.identity import (
@@ -31,7 +31,7 @@ from ..core.identity import (
     normal_email,
     player_for,
 )
-from ..core.log import authenticate, state_of
+from ..core.lookup import authenticate, state_of
 from ..core.status import GameStatus
 from ..mailing import queued_mails
 from .game_clock import GameClock
@@ -290,7 +290,7 @@ def accept(
             seat.timezone = checked_timezone(timezone)
         if language or timezone:  # chosen through the seat's own link: the account follows
             follow_seat(session, seat)
-        record_access(
+        log_game_access(
             session,
             env,
             game,

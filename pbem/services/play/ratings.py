@@ -56,7 +56,7 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
 def rebuild(env: Env) -> int:
     """Recompute every rating from the finished games, in the order they finished."""
     from ..core.errors import Frozen
-    from ..core.log import log_rows, state_of
+    from ..core.lookup import log_rows, state_of
 
     with env.db.write() as session:
         rating_rows.forget_all(session)

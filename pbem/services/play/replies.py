@@ -32,7 +32,7 @@ from ..core import limits
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import MAIL_GAME_OVER, Frozen, ServiceError
-from ..core.log import log_rows, state_of
+from ..core.lookup import log_rows, state_of
 from ..core.replayed import answers_owed, owed_entry, turn_after
 from ..core.seat_tokens import ReplyClaim
 from ..core.status import GameStatus

@@ -15,11 +15,11 @@ from ...i18n import lazy_gettext as _l
 from ...store import seats as seat_rows
 from ...store.models import Player, Vacation
 from ...templating import when
-from ..core.access import Client, note_access, record_access
+from ..core.access import Client, log_account_use, log_game_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
 from ..core.identity import checked_language, checked_timezone, follow_seat, seats_of
-from ..core.log import authenticate
+from ..core.lookup import authenticate
 from .turns import MIN_AWAY_DAYS, away_reach
 
 MAIL_MODES = ("each", "digest")
@@ -84,7 +84,7 @@ def set_away(
             else:
                 session.add(Vacation(seat_id=seat.id, starts_at=now, ends_at=end))
             result = Away(end, end - now, True, cut)
-        record_access(
+        log_game_access(
             session,
             env,
             game,
@@ -105,7 +105,7 @@ def come_back(env: Env, token: str, client: Client) -> None:
         for v in seat.vacations:
             if as_utc(v.starts_at) <= now < as_utc(v.ends_at):
                 v.ends_at = now
-        record_access(session, env, game, seat.seat, "back", client, key_version=seat.key_version)
+        log_game_access(session, env, game, seat.seat, "back", client, key_version=seat.key_version)
 
 
 def set_mail_mode(
@@ -143,7 +143,7 @@ def _set_on_seats(
         seats = seat_rows.with_address(session, seat.email) if all_games else [seat]
         for s in seats:
             setattr(s, field, value)
-        record_access(
+        log_game_access(
             session,
             env,
             game,
@@ -168,7 +168,7 @@ def set_player_receipts(env: Env, player_id: int, receipts: str, client: Client)
         seats = seats_of(session, player)
         for seat in seats:
             seat.receipts = receipts
-        note_access(session, env, player, "receipts", client)
+        log_account_use(session, env, player, "receipts", client)
         return len(seats)
 
 
@@ -179,7 +179,7 @@ def set_reader(env: Env, token: str, language: str, timezone: str, client: Clien
         game, seat = authenticate(env, session, token)
         seat.language, seat.timezone = language, timezone
         follow_seat(session, seat)  # the account speaks as its latest chosen seat
-        record_access(
+        log_game_access(
             session,
             env,
             game,

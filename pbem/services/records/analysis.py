@@ -31,7 +31,7 @@ from ...store.models import Game
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed
-from ..core.log import game_row, log_rows, use_seat
+from ..core.lookup import game_row, log_rows, use_seat
 from ..core.status import GameStatus
 from .replay_frames import Replay, from_game
 

@@ -32,7 +32,7 @@ from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import Missing, flagged
 from ..core.integrity import Flag, flag_json
-from ..core.log import game_row, use_seat
+from ..core.lookup import game_row, use_seat
 from ..core.replayed import chain_start
 from .replay_frames import Replay, Step, from_game
 

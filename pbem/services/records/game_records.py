@@ -16,12 +16,12 @@ from ...engine.verify import Verification
 from ...i18n import lazy_gettext as _l
 from ...store import games as game_rows
 from ...store.models import Game, MoveRow
-from ..core.access import Client, record_access
+from ..core.access import Client, log_game_access
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed, NotStarted, flagged
 from ..core.integrity import Flag, flag_json
-from ..core.log import authenticate, game_row, log_rows, logged_moves
-from ..core.replayed import Played, played, seat_names
+from ..core.lookup import authenticate, game_row, log_rows, logged_moves
+from ..core.replayed import ReplayedLog, replay_log, seat_names
 
 
 def export_record(
@@ -38,10 +38,10 @@ def export_record(
         else:
             raise InvalidInput(_l("name a game or a seat"))
         rows = log_rows(session, game)
-        log = played(env, session, game)  # as far as the log verifies (flagged where not)
+        log = replay_log(env, session, game)  # as far as the log verifies (flagged where not)
         match = log.match
         if seat is not None:
-            record_access(
+            log_game_access(
                 session,
                 env,
                 game,
@@ -79,7 +79,7 @@ def export_record(
         return _flagged(data, game, log)
 
 
-def _flagged(data: dict[str, Any], game: Game, log: Played) -> dict[str, Any]:
+def _flagged(data: dict[str, Any], game: Game, log: ReplayedLog) -> dict[str, Any]:
     """A record of a game whose log does not verify says so: its moves are as stored, for
     anyone to check (``pbem verify`` fails on them as the server did), and ``flagged`` says
     what broke and how far the log verifies."""
@@ -144,7 +144,7 @@ def operator_record(env: Env, public_id: str) -> dict[str, Any]:
     with env.db.read() as session:
         game = game_row(session, public_id)
         rows = log_rows(session, game)
-        log = played(env, session, game)
+        log = replay_log(env, session, game)
         over = log.match.is_over and log.broken is None
         record = full_record(game, rows, log.match if over else None).to_json()
         return _flagged(record, game, log)

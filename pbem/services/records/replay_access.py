@@ -10,7 +10,7 @@ from ...i18n import lazy_gettext as _l
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed, flagged
-from ..core.log import game_row, log_rows, use_seat
+from ..core.lookup import game_row, log_rows, use_seat
 from ..play.game_pages import GameInfo, game_info
 from . import analysis
 from .analysis import Shown

@@ -283,7 +283,7 @@ def from_game(game: Any, rows: list[Any], *, notes: bool = False) -> Replay:
     replay ends, ``broken`` says why, and the game is flagged (``integrity``).
     """
     from ..core.errors import NotStarted
-    from ..core.log import logged_moves
+    from ..core.lookup import logged_moves
     from ..core.replayed import seat_names, start
 
     if not game.dealt:

@@ -24,7 +24,7 @@ from ...store import seats as seat_rows
 from ...store.models import Game
 from ..core.env import Env
 from ..core.errors import Frozen
-from ..core.log import log_rows, state_of
+from ..core.lookup import log_rows, state_of
 from ..core.replayed import owed_entry, turn_after
 from ..core.status import GameStatus
 from ..mailing import address_mails, bounces, queued_mails

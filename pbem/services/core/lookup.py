@@ -17,7 +17,7 @@ from ...engine.record import LoggedMove
 from ...i18n import lazy_gettext as _l
 from ...store import games, move_log
 from ...store.models import Game, MoveRow, Seat
-from .access import Client, note_use
+from .access import Client, log_seat_use
 from .env import Env
 from .errors import Frozen, Missing, NotAllowed, NotStarted
 from .integrity import chain_prefix, flag, replay_break
@@ -127,5 +127,5 @@ def use_seat(
     """Open a seat link and record that use in the access log; returns the whole log as well."""
     game, seat = authenticate(env, session, token)
     rows = log_rows(session, game)
-    note_use(session, env, game, seat, action, client, seen_n=len(rows), detail=detail)
+    log_seat_use(session, env, game, seat, action, client, seen_n=len(rows), detail=detail)
     return game, seat, rows
