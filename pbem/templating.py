@@ -147,10 +147,8 @@ class _Globals(ChainMap[str, Any]):
 class QuickGlobals:
     """Mixed into a Jinja ``Environment``: template globals as ``_Globals``."""
 
-    globals: MutableMapping[str, Any]
-
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
-        return _Globals({} if d is None else d, self.globals)
+        return _Globals({} if d is None else d, self.globals)  # type: ignore[attr-defined]
 
 
 class QuickEnvironment(QuickGlobals, Environment):
