@@ -223,8 +223,9 @@ def main() -> None:
                 driver.move()
             for _ in range(30):
                 driver.page()
-            for _ in range(3):
-                driver.mails()
+            for _ in range(3):  # a move's "your turn" that a seat page showed is dropped:
+                if not jobs.deliver_mail(driver.env, driver.backend, limit=MAIL_BATCH):
+                    break  # the outbox can run dry here, and "mail sent" then stops the count
             print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.games} games")
             if args.counting:
                 count_instructions(driver, 100, Path(args.counting))

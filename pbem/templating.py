@@ -3,7 +3,8 @@ and the texts that explain a deal's commitment and how to check a record."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import MutableMapping, Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -154,6 +155,31 @@ def _at_render(function: Any) -> Any:
 
     at_render.__name__ = getattr(function, "__name__", "filter")
     return at_render
+
+
+class _Globals(ChainMap[str, Any]):
+    """A template's globals over its environment's, as Jinja's own ``ChainMap``, with
+    ``keys()`` a real dict's: every ``{% from ... import %}`` asks
+    ``context_keys - template.globals.keys()``, which a ``ChainMap``'s view answers with
+    one ``in`` in Python per global (about 1,400 calls a seat page); a dict's, in C.
+    Built at each call, so globals set after a template loaded still show."""
+
+    def keys(self) -> Any:  # a dict's keys view: the set operations run in C
+        merged: dict[str, Any] = {}
+        for mapping in reversed(self.maps):
+            merged.update(mapping)
+        return merged.keys()
+
+
+class QuickGlobals:
+    """Mixed into a Jinja ``Environment``: template globals as ``_Globals``."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return _Globals({} if d is None else d, self.globals)  # type: ignore[attr-defined]
+
+
+class QuickEnvironment(QuickGlobals, Environment):
+    """The mails' Jinja environment (``QuickGlobals``)."""
 
 
 def register_filters(env: Environment) -> None:

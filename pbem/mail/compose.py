@@ -17,12 +17,12 @@ from markupsafe import Markup
 from ..config import templates_auto_reload
 from ..i18n import install_gettext, isolate, reader
 from ..resources import resource_dir
-from ..templating import register_filters
+from ..templating import QuickEnvironment, register_filters
 
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    env = Environment(
+    env = QuickEnvironment(
         loader=FileSystemLoader(str(resource_dir("templates"))),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         undefined=StrictUndefined,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, redirect, render_template, request, send_from_directory, url_for
+from flask.templating import Environment as FlaskEnvironment
 from werkzeug.exceptions import HTTPException
 
 from ..clock import SystemClock
@@ -24,7 +25,7 @@ from ..services.core.env import Env
 from ..services.core.errors import RateLimited, ServiceError, Unavailable
 from ..services.play import game_clock, ratings
 from ..store.db import DatabaseUnavailable
-from ..templating import register_filters
+from ..templating import QuickGlobals, register_filters
 from . import (
     api,
     csrf,
@@ -66,6 +67,15 @@ _HSTS = (
 )
 
 
+class _Jinja(QuickGlobals, FlaskEnvironment):
+    """Flask's Jinja environment, with template globals whose keys a
+    ``{% from ... import %}`` checks in C (``pbem.templating.QuickGlobals``)."""
+
+
+class _Flask(Flask):
+    jinja_environment = _Jinja
+
+
 def create_app(
     config: Config | None = None,
     env: Env | None = None,
@@ -83,7 +93,7 @@ def create_app(
     config = env.config
     if check_schema:
         env.db.check_schema()
-    app = Flask(
+    app = _Flask(
         __name__,
         template_folder=str(resource_dir("templates")),
         static_folder=str(resource_dir("static")),
@@ -215,7 +225,7 @@ def _viewer_app(record: bytes) -> Flask:
 
     A ``ServiceError`` from a record that is not one propagates, so the command can say so.
     """
-    app = Flask(
+    app = _Flask(
         __name__,
         template_folder=str(resource_dir("templates")),
         static_folder=str(resource_dir("static")),
