@@ -14,7 +14,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.services.core import identity, log
+from pbem.services.core import identity, lookup
 from pbem.services.play import challenges
 from pbem.services.records import analysis
 from pbem.store.models import Player
@@ -79,7 +79,7 @@ def test_pages_have_no_serious_accessibility_violations(
     finished = new_game(env)
     play_random(env, finished)
     with env.db.read() as session:
-        finished_id = log.game_row(session, finished).id
+        finished_id = lookup.game_row(session, finished).id
     analysis.analyse_slice(env, finished_id, 12)  # verdicts, marks, a graph, the progress
     running = new_game(env, first=0)
     play(env, running, 6)  # tokens, a move list and a changed market

@@ -108,7 +108,7 @@ def test_persian_step_buttons_point_the_way_the_page_reads(browser, live_server,
 def test_a_phone_screenshot_of_a_real_analysis(browser, live_server, env):
     """docs/screenshots/replay-analysis-phone{,-graph}.png come from here (build/screenshots):
     a game judged by the real analysis, its step with a verdict and its graph, at 390 px."""
-    from pbem.services.core import access, log
+    from pbem.services.core import access, lookup
     from pbem.services.play import moves
     from pbem.services.records import analysis
     from tests.mail.play import new_game
@@ -117,7 +117,7 @@ def test_a_phone_screenshot_of_a_real_analysis(browser, live_server, env):
     play(env, public_id, 14)
     moves.submit_move(env, token(env, public_id, 0), 15, "resign", access.Client())
     with env.db.read() as session:
-        game_id = log.game_row(session, public_id).id
+        game_id = lookup.game_row(session, public_id).id
     analysis.analyse_slice(env, game_id, 100)
     shown = analysis.public_analysis(env, public_id)
     n = max(shown.moves.values(), key=lambda j: j.drop or 0).n  # the worst move: a verdict

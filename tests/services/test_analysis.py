@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services.core import access, log
+from pbem.services.core import access, lookup
 from pbem.services.core.errors import NotAllowed
 from pbem.services.play import moves
 from pbem.services.records import analysis, game_records
@@ -21,12 +21,12 @@ database_url, database = own_database("module")
 
 def _game_id(env, public_id: str) -> int:
     with env.db.read() as session:
-        return log.game_row(session, public_id).id
+        return lookup.game_row(session, public_id).id
 
 
 def _shown(env, public_id: str) -> analysis.Shown | None:
     with env.db.read() as session:
-        return analysis.shown(session, log.game_row(session, public_id))
+        return analysis.shown(session, lookup.game_row(session, public_id))
 
 
 def _finished(env, count: int = 6) -> str:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from pbem.engine import replay_moves
-from pbem.services.core import access, log
+from pbem.services.core import access, lookup
 from pbem.services.core.env import Env
 from pbem.services.play import game_pages, moves, new_games
 
@@ -61,12 +61,12 @@ def test_workers_taking_turns_each_see_the_whole_log(env: Env):
         for worker in (env, other):
             page = game_pages.seat_page(worker, tokens[0], access.Client())
             with worker.db.read() as session:
-                game, _ = log.authenticate(worker, session, tokens[0])
-                rows = log.log_rows(session, game)
+                game, _ = lookup.authenticate(worker, session, tokens[0])
+                rows = lookup.log_rows(session, game)
             assert [e.n for e in page.entries] == [r.n for r in rows]
             assert [e.hash for e in page.entries] == [r.hash for r in rows]
             seed = bytes.fromhex(game.seed)
-            fresh = replay_moves(seed, log.logged_moves(rows), game.first_player)
+            fresh = replay_moves(seed, lookup.logged_moves(rows), game.first_player)
             assert page.next_n == len(rows) + 1
             assert page.view.my_turn == (fresh.to_move == 0)
 

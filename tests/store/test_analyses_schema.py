@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import text
 
-from pbem.services.core import access, log
+from pbem.services.core import access, lookup
 from pbem.services.play import moves
 from pbem.store import analyses, migrate
 from pbem.store.db import Database, table_names
@@ -35,7 +35,7 @@ def _finished(env) -> int:
     public_id = new_game(env)
     moves.submit_move(env, token(env, public_id, 0), 1, "resign", access.Client())
     with env.db.read() as session:
-        return log.game_row(session, public_id).id
+        return lookup.game_row(session, public_id).id
 
 
 def _judged(n: int) -> dict[str, object]:

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.i18n import LANGUAGES
-from pbem.services.core import access, log
+from pbem.services.core import access, lookup
 from pbem.services.play import game_pages, moves
 from pbem.services.records import analysis
 from pbem.store.models import AnalysisMove, Game
@@ -28,7 +28,7 @@ def _finished(env, count: int = 8) -> str:
 
 def _analyse(env, public_id: str, budget: int = 100) -> None:
     with env.db.read() as session:
-        game_id = log.game_row(session, public_id).id
+        game_id = lookup.game_row(session, public_id).id
     analysis.analyse_slice(env, game_id, budget)
 
 
@@ -92,7 +92,7 @@ def test_a_marked_move_names_the_better_one(client, module_env):
 
 def _id(env, public_id: str) -> int:
     with env.db.read() as session:
-        return log.game_row(session, public_id).id
+        return lookup.game_row(session, public_id).id
 
 
 @pytest.mark.parametrize("language", sorted(LANGUAGES))

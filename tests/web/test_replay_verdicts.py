@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.ai.analysis import MARKS, VERSION, label_of
-from pbem.services.core import access, log
+from pbem.services.core import access, lookup
 from pbem.services.play import moves
 from pbem.services.records import game_records
 from pbem.store import analyses as rows
@@ -49,7 +49,7 @@ def _judge(env, public_id: str, verdict) -> dict[int, int]:
     returns each move's seat."""
     record = game_records.operator_record(env, public_id)
     with env.db.write() as session:
-        game_id = log.game_row(session, public_id).id
+        game_id = lookup.game_row(session, public_id).id
         now = env.clock.now()
         rows.start(session, game_id, len(record["moves"]), VERSION, now)
         judged, seats = [], {}
