@@ -106,7 +106,8 @@ SAMPLE = """async () => {
   const out = [];
   for (let i = 0; i < 60; i++) {
     const el = document.activeElement;
-    out.push([el ? el.tagName + (el.id ? "#" + el.id : "") + "." + el.className : "none", window.scrollY]);
+    const name = el ? el.tagName + (el.id ? "#" + el.id : "") + "." + el.className : "none";
+    out.push([name, window.scrollY]);
     await new Promise(r => setTimeout(r, 100));
   }
   return out;
