@@ -10,6 +10,7 @@ import pytest
 from pbem import wakeup
 from pbem.i18n import LANGUAGES
 from pbem.services.play import computer, game_pages, new_games
+from tests.browser.conftest import screenshot
 from tests.browser.test_seat_page import _link
 from tests.mail.play import play
 
@@ -27,6 +28,7 @@ def test_the_home_page_fits_a_phone(browser, live_server, language):
         page.goto(f"{live_server}/?lang={language}")
         for opened in page.locator("details").all():  # the clock's choices too
             opened.evaluate("d => { d.open = true; }")
+        screenshot(page, f"home-{language}-phone")
         assert page.evaluate(WIDTH) <= 360
     finally:
         context.close()
