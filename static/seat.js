@@ -166,25 +166,32 @@
     }, function () { if (mine === asked) show(problem(tray.dataset.failed)); });
   }
 
+  // While the move is on its way, Confirm does nothing more but keeps the keyboard's focus:
+  // a disabled button would drop it to <body> until the new page is in place.
+  function busy(button, on) {
+    if (!button) return;
+    if (on) button.setAttribute("aria-disabled", "true"); else button.removeAttribute("aria-disabled");
+  }
   function submit(confirm) {
-    var mine = ++asked;
     var button = confirm.querySelector("button[type=submit]");
+    if (button && button.getAttribute("aria-disabled") === "true") return; // sent already
+    var mine = ++asked;
     var message = confirm.querySelector("input[name=message]");
     var typed = document.getElementById("message");
     if (message && typed) message.value = typed.value; // the note as it reads now
-    if (button) button.disabled = true;
+    busy(button, true);
     post(confirm, new FormData(confirm)).then(function (got) {
       var recorded = got.response.ok && got.response.redirected; // a move done answers "see the page"
       if (recorded) { done(got.doc, got.response.url); return; } // whatever was clicked since
       if (mine !== asked) return;
-      if (button) button.disabled = false;
+      busy(button, false);
       confirm.parentNode.querySelectorAll(".alert, .alert + a").forEach(function (n) { n.remove(); });
       refusal(got.doc, got.response.status).reverse().forEach(function (n) {
         confirm.parentNode.insertBefore(n, confirm);
       });
     }, function () {
       if (mine !== asked) return;
-      if (button) button.disabled = false;
+      busy(button, false);
       confirm.parentNode.insertBefore(problem(tray.dataset.failed)[0], confirm);
     });
   }

@@ -4,7 +4,10 @@
 // static/seat.js (a move recorded) and static/follow.js (the other player moved).
 // The keyboard's focus, when it was in the part replaced (gone with it), lands on what the
 // new part says first: its notice ("your move is recorded"), else its status line ("your
-// turn"), else its heading; a screen reader reads it as it gets the focus.
+// turn"), else its heading; a screen reader reads it as it gets the focus, and the page does
+// not scroll to it. A <noscript> of the new part is left out: parsed here, where scripts
+// do not run, its content is live markup (the thinking page's refresh, which would load
+// the page again three seconds later and drop the focus to <body>).
 (function () {
   "use strict";
   window.pbemSwap = function (doc, url) {
@@ -14,6 +17,7 @@
     var opened = Array.prototype.map.call(main.querySelectorAll("details"), function (d) { return d.open; });
     var had = document.activeElement;
     var lost = !had || had === document.body || main.contains(had);
+    fresh.querySelectorAll("noscript").forEach(function (n) { n.remove(); });
     var shown = document.importNode(fresh, true);
     shown.querySelectorAll("details").forEach(function (d, i) { if (opened[i]) d.open = true; });
     main.replaceWith(shown);
@@ -24,7 +28,7 @@
         shown.querySelector(".status .big") || shown.querySelector("h1");
       if (to) {
         if (!to.hasAttribute("tabindex")) to.tabIndex = -1;
-        to.focus();
+        to.focus({ preventScroll: true });
       }
     }
     document.querySelectorAll("body > script[data-main]").forEach(function (s) { s.remove(); });
