@@ -72,12 +72,10 @@ def verify_event(
     missing = sum(1 for r in record.results if r.game_id and r.game_id not in given)
     if missing:
         unchecked.append(
-            (
-                "1 game's record was not given: its result and chain hash are"
-                if missing == 1
-                else f"{missing} games' records were not given: their results and chain hashes are"
-            )
-            + " the event's word for them"
+            "1 game's record was not given: its result and chain hash are the event's word for it"
+            if missing == 1
+            else f"{missing} games' records were not given: their results and chain hashes "
+            "are the event's word for them"
         )
     return EventVerification(tuple(checks), tuple(unchecked))
 
@@ -120,7 +118,7 @@ def _results_check(record: EventRecord) -> Check:
     """Each result belongs to a game of a pairing, each game id is one board's, and a
     forfeit is what a withdrawal makes: a board whose game was never made because one of
     its players had withdrawn (before its round, or during it before the game was made),
-    won by the player who did not withdraw (nobody when both did)."""
+    won by the other player (or by nobody, only when both withdrew)."""
     pairings = {(p.round, p.board, p.game): p for p in record.pairings}
     out = {e.id: e.withdrew_after for e in record.entrants}
     boards: dict[str, GameResult] = {}
@@ -166,15 +164,16 @@ def _forfeit_fault(
         return "a forfeit with a game: a forfeit is a board never played"
     if r.seals != (0, 0) or r.points != (0, 0):
         return "a forfeit with seals or round points"
-    if not any(_withdrawn(out[w], r.round) for w in players):
+    lost = [w for w in players if _withdrawn(out[w], r.round - 1)] or [
+        w for w in players if _withdrawn(out[w], r.round)
+    ]  # withdrawn before the round; failing that, during it, before its game was made
+    if not lost:
         return "a forfeit, though neither player had withdrawn by then"
+    if r.winner in lost:
+        return f"{r.winner} withdrew, yet is scored as winning the forfeit"
     stays = [w for w in players if out[w] is None]
-    winner = stays[0] if len(stays) == 1 else None
-    if r.winner != winner:
-        said = "nobody" if r.winner is None else r.winner
-        return f"the forfeit is scored as won by {said}; " + (
-            f"{winner} did not withdraw and wins it" if winner else "both withdrew: nobody wins it"
-        )
+    if r.winner is None and stays:
+        return f"the forfeit is scored as won by nobody; {stays[0]} did not withdraw and wins it"
     return None
 
 
