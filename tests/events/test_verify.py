@@ -355,6 +355,11 @@ def test_a_removed_withdrawal_is_refused(round_robin):
     assert refused(d, round_robin.games) == (
         "results: round 5, board 2: a forfeit, though neither player had withdrawn by then"
     )
+    d = data(round_robin)
+    board(d, 5, 2)["result"]["forfeit"] = False  # p4, gone, is scored as playing
+    assert refused(d, []) == (
+        "results: round 5, board 2: p4 had withdrawn, yet the game is not scored as their forfeit"
+    )
 
 
 def test_a_game_id_on_two_boards_is_refused(round_robin, swiss):
