@@ -41,9 +41,9 @@ class EventVerification:
 def verify_event(
     event: EventRecord | str | bytes | dict[str, Any], game_records: Sequence[Record] = ()
 ) -> EventVerification:
-    """Every check the record allows: commitment, pairings round by round, results,
-    standings, and each game record given. ``EventRecordError`` if ``event`` is not an
-    event record at all."""
+    """Every check the record allows: commitment, results, each game record given (so a
+    changed result is named before the pairings and standings it changes), pairings
+    round by round, standings. ``EventRecordError`` if ``event`` is not an event record."""
     record = event if isinstance(event, EventRecord) else parse(event)
     checks: list[Check] = []
     unchecked: list[str] = []
