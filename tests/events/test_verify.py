@@ -140,15 +140,19 @@ def test_a_running_event_says_what_it_cannot_check_yet(swiss):
 
 def _mutations(d: dict, rnd: random.Random) -> tuple[dict, str]:
     """One random change to what fixes the event: a pairing, a result, a standing, the
-    seed, the commitment, an entrant's id or rating, a chain hash or a game id."""
+    seed, the commitment, an entrant's id, rating or withdrawal, a chain hash or a game
+    id, a played game made a forfeit."""
     d = copy.deepcopy(d)
     ids = [e["id"] for e in d["entrants"]]
     kind = rnd.choice(
         ["pairing", "winner", "seals", "points", "standing", "seed", "commitment", "chain",
-         "game_id", "drop", "forfeit", "rank", "entrant"]
+         "game_id", "drop", "forfeit", "rank", "entrant", "unplayed", "same_id", "stayed"]
     )  # fmt: skip
     played = played_games(d)
     g = rnd.choice(played)
+    if kind in ("game_id", "same_id", "unplayed"):  # a game whose record is given
+        played = [x for x in played if x["game_id"]]
+        g = rnd.choice(played)
     if kind == "pairing":
         g = rnd.choice(games_of(d))
         others = [i for i in ids if i not in (g["first"], g["second"])]
@@ -184,6 +188,17 @@ def _mutations(d: dict, rnd: random.Random) -> tuple[dict, str]:
             d["rounds"].remove(r)
     elif kind == "forfeit":
         g["result"]["forfeit"] = True
+    elif kind == "unplayed":  # a played game rewritten as a forfeit
+        as_forfeit(g, rnd.choice([g["first"], g["second"]]))
+    elif kind == "same_id":
+        other = rnd.choice([x for x in played if x is not g])
+        g["game_id"] = other["game_id"]
+    elif kind == "stayed":  # a withdrawal taken back
+        gone = [e for e in d["entrants"] if e["withdrew_after"] is not None]
+        if gone:
+            rnd.choice(gone)["withdrew_after"] = None
+        else:  # nobody withdrew: one made up, before the first round
+            rnd.choice(d["entrants"])["withdrew_after"] = 0
     elif kind == "entrant":  # a bracket seeded otherwise, or an entrant replaced
         a, b = rnd.sample(d["entrants"], 2)
         if d["rules"]["format"] == "elimination":
