@@ -150,7 +150,7 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
         if not all([verify_stored(game_id) for game_id in game_ids]):
             worst = 1
     events: list[tuple[str, EventRecord]] = []
-    games: list[Record] = []
+    games: list[tuple[str, Record]] = []
     for path in files:
         try:
             event = _event(path)
@@ -162,11 +162,26 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
             click.echo(f"NOT A RECORD {path}: {exc}")
             worst = 2
             continue
-        games.append(record)
+        games.append((path, record))
         worst = max(worst, _verify_game(path, record))
     for path, event in events:
-        worst = max(worst, _verify_event(path, event, games))
+        worst = max(worst, _verify_event(path, event, [g for _, g in games]))
+    if events:
+        worst = max(worst, _unmatched(events, games))
     sys.exit(worst)
+
+
+def _unmatched(events: list[tuple[str, EventRecord]], games: list[tuple[str, Record]]) -> int:
+    """Every game record named with event records is one of their games: one on no board
+    of them is a failure, said, not dropped."""
+    ids = {r.game_id for _, event in events for r in event.results if r.game_id}
+    named = " or ".join(path for path, _ in events)
+    worst = 0
+    for path, game in games:
+        if game.game_id not in ids:
+            click.echo(f"FAIL {path}: game {game.game_id} is on no board of {named}")
+            worst = 1
+    return worst
 
 
 def _event(path: str) -> EventRecord | None:

@@ -41,9 +41,9 @@ class EventVerification:
 def verify_event(
     event: EventRecord | str | bytes | dict[str, Any], game_records: Sequence[Record] = ()
 ) -> EventVerification:
-    """Every check the record allows: commitment, pairings round by round, results,
-    standings, and each game record given. ``EventRecordError`` if ``event`` is not an
-    event record at all."""
+    """Every check the record allows: commitment, results, each game record given (so a
+    changed result is named before the pairings and standings it changes), pairings
+    round by round, standings. ``EventRecordError`` if ``event`` is not an event record."""
     record = event if isinstance(event, EventRecord) else parse(event)
     checks: list[Check] = []
     unchecked: list[str] = []
@@ -64,49 +64,117 @@ def verify_event(
             )
         )
     checks.append(_results_check(record))
+    checks.extend(_game_checks(record, game_records))  # the results first: the rest uses them
     if seed is not None:
         checks.append(_pairings_check(record, seed))
     checks.append(_standings_check(record, seed))
-    checks.extend(_game_checks(record, game_records))
     given = {r.game_id for r in game_records}
     missing = sum(1 for r in record.results if r.game_id and r.game_id not in given)
     if missing:
         unchecked.append(
-            f"{missing} games' records were not given: their results and chain hashes "
+            "1 game's record was not given: its result and chain hash are the event's word for it"
+            if missing == 1
+            else f"{missing} games' records were not given: their results and chain hashes "
             "are the event's word for them"
         )
     return EventVerification(tuple(checks), tuple(unchecked))
 
 
-def _name(p: Pairing) -> str:
-    return f"{p.first} v {p.second}" if p.second is not None else f"{p.first} has the bye"
+def _differ(n: int, want: Pairing, got: Pairing) -> str:
+    """How the record's pairing ``got`` differs from the recomputed ``want``, in words."""
+    if got.second is None and want.second is None:
+        return (
+            f"round {n}: the record gives the bye to {got.first}; the seed and the results "
+            f"give it to {want.first}"
+        )
+    where = _where(got)
+    if got.second is None:
+        return (
+            f"{where}: the record gives the bye to {got.first}; the seed and the results "
+            f"pair {want.first} v {want.second} there"
+        )
+    if want.second is None:
+        return (
+            f"{where}: the record pairs {got.first} v {got.second}; the seed and the results "
+            f"give the bye to {want.first} there"
+        )
+    if {got.first, got.second} == {want.first, want.second}:
+        return (
+            f"{where}: the record pairs {got.first} v {got.second} with {got.first} moving "
+            f"first; the seed and the results have {want.first} move first"
+        )
+    return (
+        f"{where}: the record pairs {got.first} v {got.second}; the seed and the results "
+        f"pair {want.first} v {want.second}"
+    )
+
+
+def _where(r: GameResult | Pairing) -> str:
+    where = f"round {r.round}, board {r.board}"
+    return where if r.game == 1 else f"{where}, game {r.game}"
 
 
 def _results_check(record: EventRecord) -> Check:
-    """Each result belongs to a game of a pairing, and a withdrawn player's later games
-    (round robin) are forfeits they lost."""
+    """Each result belongs to a game of a pairing, each game id is one board's, and a
+    forfeit is what a withdrawal makes: a board whose game was never made because one of
+    its players had withdrawn (before its round, or during it before the game was made),
+    won by the other player (or by nobody, only when both withdrew)."""
     pairings = {(p.round, p.board, p.game): p for p in record.pairings}
     out = {e.id: e.withdrew_after for e in record.entrants}
+    boards: dict[str, GameResult] = {}
     for r in record.results:
         p = pairings.get((r.round, r.board, r.game))
         if p is None or p.second is None:
-            return Check("results", False, f"round {r.round}, board {r.board}: no game to score")
-        if r.forfeit and (r.seals != (0, 0) or r.points != (0, 0)):
-            return Check(
-                "results",
-                False,
-                f"round {r.round}, board {r.board}: a forfeit with seals or round points",
-            )
-        for who in (p.first, p.second):
-            after = out.get(who)
-            if after is not None and r.round > after and (not r.forfeit or r.winner == who):
+            return Check("results", False, f"{_where(r)}: no game to score")
+        if r.game_id is not None:
+            other = boards.setdefault(r.game_id, r)
+            if other is not r:
                 return Check(
                     "results",
                     False,
-                    f"round {r.round}, board {r.board}: {who} had withdrawn, yet the "
-                    "game is not scored as their forfeit",
+                    f"game {r.game_id} is on two boards: {_where(other)} and {_where(r)}",
                 )
+        players = (p.first, p.second)
+        if not r.forfeit:
+            gone = [w for w in players if _withdrawn(out[w], r.round - 1)]
+            if gone:
+                return Check(
+                    "results",
+                    False,
+                    f"{_where(r)}: {gone[0]} had withdrawn, yet the game is not scored as "
+                    "their forfeit",
+                )
+            continue
+        why = _forfeit_fault(r, players, out)
+        if why:
+            return Check("results", False, f"{_where(r)}: {why}")
     return Check("results", True, f"{len(record.results)} results, each of a paired game")
+
+
+def _withdrawn(after: int | None, by: int) -> bool:
+    """Whether a player who withdrew after round ``after`` (None: never) had by round ``by``."""
+    return after is not None and after <= by
+
+
+def _forfeit_fault(
+    r: GameResult, players: tuple[str, str], out: dict[str, int | None]
+) -> str | None:
+    """What is wrong with a forfeit, or None: a withdrawal's board, never played."""
+    if r.game_id is not None:
+        return "a forfeit with a game: a forfeit is a board never played"
+    if r.seals != (0, 0) or r.points != (0, 0):
+        return "a forfeit with seals or round points"
+    lost = [w for w in players if _withdrawn(out[w], r.round - 1)] or [
+        w for w in players if _withdrawn(out[w], r.round)
+    ]  # withdrawn before the round; failing that, during it, before its game was made
+    if not lost:
+        return "a forfeit, though neither player had withdrawn by then"
+    if r.winner in lost:
+        return f"{r.winner} withdrew, yet is scored as winning the forfeit"
+    stays = [w for w in players if out[w] is None]
+    if r.winner is None and stays:
+        return f"the forfeit is scored as won by nobody; {stays[0]} did not withdraw and wins it"
+    return None
 
 
 def _pairings_check(record: EventRecord, seed: bytes) -> Check:
@@ -137,12 +205,7 @@ def _pairings_check(record: EventRecord, seed: bytes) -> Check:
         expected.sort(key=_order)
         for want, got in zip(expected, stated, strict=False):
             if want != got:
-                return Check(
-                    "pairings",
-                    False,
-                    f"round {n}, board {got.board}: the record pairs {_name(got)}; "
-                    f"the seed and the results pair {_name(want)}",
-                )
+                return Check("pairings", False, _differ(n, want, got))
         if len(expected) != len(stated):
             return Check(
                 "pairings",
@@ -150,6 +213,12 @@ def _pairings_check(record: EventRecord, seed: bytes) -> Check:
                 f"round {n} has {len(stated)} games; the seed and the results give {len(expected)}",
             )
     return Check("pairings", True, f"{last} rounds recomputed from the seed and the results")
+
+
+def _outcome(r: GameResult) -> str:
+    """A result in words: who won, seals and round points (first's–second's)."""
+    won = "no winner" if r.winner is None else f"{r.winner} won"
+    return f"{won}, seals {r.seals[0]}-{r.seals[1]}, round points {r.points[0]}-{r.points[1]}"
 
 
 def _order(p: Pairing) -> tuple[int, int]:
@@ -173,14 +242,30 @@ def _standings_check(record: EventRecord, seed: bytes | None) -> Check:
         )
     for i, (want, got) in enumerate(zip(computed, stated, strict=True), start=1):
         if not same_json(want, got):
-            differ = sorted(k for k in want if not same_json(want[k], got.get(k)))
-            return Check(
-                "standings",
-                False,
-                f"line {i} ({got['entrant']}): the record's {', '.join(differ)} "
-                "differ from the standings the results give",
-            )
+            return Check("standings", False, _line_differs(i, want, got))
     return Check("standings", True, f"{len(stated)} lines recomputed from the results")
+
+
+def _line_differs(i: int, want: dict[str, Any], got: dict[str, Any]) -> str:
+    """How line ``i`` of the record's standings differs from the recomputed one."""
+    if got["entrant"] != want["entrant"]:
+        return (
+            f"line {i}: the record puts {got['entrant']} there; the results put "
+            f"{want['entrant']} there"
+        )
+
+    def numbers(line: dict[str, Any]) -> dict[str, Any]:
+        flat = {k: v for k, v in line.items() if k not in ("entrant", "tiebreaks")}
+        return flat | {k: v for k, v in line["tiebreaks"].items()}
+
+    said, given = numbers(got), numbers(want)
+    keys = [k for k in given | said if not same_json(said.get(k), given.get(k))]
+    return (
+        f"line {i} ({got['entrant']}): the record says "
+        + ", ".join(f"{k} {said.get(k, 'missing')}" for k in keys)
+        + "; the results give "
+        + ", ".join(f"{k} {given.get(k, 'none')}" for k in keys)
+    )
 
 
 def _game_checks(record: EventRecord, game_records: Sequence[Record]) -> list[Check]:
@@ -195,7 +280,7 @@ def _game_checks(record: EventRecord, game_records: Sequence[Record]) -> list[Ch
     for game in game_records:
         name = f"game {game.game_id}"
         if game.game_id not in by_id:
-            checks.append(Check(name, False, "this game is not one of the event's"))
+            checks.append(Check(name, False, "it is on no board of this event"))
             continue
         result, pairing = by_id[game.game_id]
         report = verify(game)
@@ -221,7 +306,12 @@ def _game_checks(record: EventRecord, game_records: Sequence[Record]) -> list[Ch
                 result.points,
             ):
                 checks.append(
-                    Check(name, False, "its winner, seals or round points are not the event's")
+                    Check(
+                        name,
+                        False,
+                        f"the result of {_where(result)} is not its record's: the event "
+                        f"says {_outcome(result)}; the game record says {_outcome(played)}",
+                    )
                 )
                 continue
         checks.append(Check(name, True, "verifies and ends with the event's chain hash"))

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.events import EventRecordError, EventRules, Format, parse, verify_event
-from tests.events.play import Played, people, run_event
+from pbem.events import EventRecordError, EventRules, Format, Pairing, parse, verify_event
+from tests.events.play import Played, people, play_game, run_event
 
 
 def test_an_untampered_event_verifies_with_its_games(event):
@@ -21,8 +21,10 @@ def test_an_untampered_event_verifies_with_its_games(event):
     report = verify_event(text, event.games)
     assert report.ok, report.first_failure
     names = [c.name for c in report.checks]
-    assert names[:4] == ["commitment", "results", "pairings", "standings"]
-    assert sum(n.startswith("game ") for n in names) == len(event.games)
+    games = len(event.games)
+    assert names[:2] == ["commitment", "results"]  # the results, then what uses them
+    assert all(n.startswith("game ") for n in names[2 : 2 + games])
+    assert names[2 + games :] == ["pairings", "standings"]
     assert report.unchecked == ()
 
 
@@ -69,22 +71,34 @@ def test_a_swapped_pairing_is_caught(swiss):
 def test_a_changed_result_is_caught(round_robin):
     d = data(round_robin)
     g = played_games(d)[-1]
-    g["result"]["winner"] = g["second"] if g["result"]["winner"] == g["first"] else g["first"]
+    played = g["result"]["winner"]
+    g["result"]["winner"] = g["second"] if played == g["first"] else g["first"]
     assert refused(d, []).startswith("standings: line")
-    report = verify_event(json.dumps(d), round_robin.games)
-    failed = [c.detail for c in report.checks if not c.ok]
-    assert any("winner, seals or round points are not the event's" in f for f in failed)
+    r, b = g["result"], g["board"]
+    n = next(x["round"] for x in d["rounds"] if g in x["games"])
+    seals, points = "-".join(map(str, r["seals"])), "-".join(map(str, r["points"]))
+    assert refused(d, round_robin.games) == (
+        f"game {g['game_id']}: the result of round {n}, board {b} is not its record's: the "
+        f"event says {r['winner']} won, seals {seals}, round points {points}; the game record "
+        f"says {played} won, seals {seals}, round points {points}"
+    )
 
 
 def test_a_changed_standing_is_caught(elimination):
     d = data(elimination)
     d["standings"][0], d["standings"][1] = d["standings"][1], d["standings"][0]
-    assert refused(d, []).startswith("standings: line 1")
-    d = data(elimination)
-    d["standings"][3]["tiebreaks"]["seals"] += 1
+    one, two = d["standings"][0]["entrant"], d["standings"][1]["entrant"]
     assert refused(d, []) == (
-        f"standings: line 4 ({d['standings'][3]['entrant']}): the record's tiebreaks differ "
-        "from the standings the results give"
+        f"standings: line 1: the record puts {one} there; the results put {two} there"
+    )
+    d = data(elimination)
+    line = d["standings"][3]
+    line["tiebreaks"]["seals"] += 1
+    line["wins"] += 2
+    assert refused(d, []) == (
+        f"standings: line 4 ({line['entrant']}): the record says wins {line['wins']}, seals "
+        f"{line['tiebreaks']['seals']}; the results give wins {line['wins'] - 2}, seals "
+        f"{line['tiebreaks']['seals'] - 1}"
     )
 
 
@@ -126,15 +140,19 @@ def test_a_running_event_says_what_it_cannot_check_yet(swiss):
 
 def _mutations(d: dict, rnd: random.Random) -> tuple[dict, str]:
     """One random change to what fixes the event: a pairing, a result, a standing, the
-    seed, the commitment, an entrant's id or rating, a chain hash or a game id."""
+    seed, the commitment, an entrant's id, rating or withdrawal, a chain hash or a game
+    id, a played game made a forfeit."""
     d = copy.deepcopy(d)
     ids = [e["id"] for e in d["entrants"]]
     kind = rnd.choice(
         ["pairing", "winner", "seals", "points", "standing", "seed", "commitment", "chain",
-         "game_id", "drop", "forfeit", "rank", "entrant"]
+         "game_id", "drop", "forfeit", "rank", "entrant", "unplayed", "same_id", "stayed"]
     )  # fmt: skip
     played = played_games(d)
     g = rnd.choice(played)
+    if kind in ("game_id", "same_id", "unplayed"):  # a game whose record is given
+        played = [x for x in played if x["game_id"]]
+        g = rnd.choice(played)
     if kind == "pairing":
         g = rnd.choice(games_of(d))
         others = [i for i in ids if i not in (g["first"], g["second"])]
@@ -170,6 +188,17 @@ def _mutations(d: dict, rnd: random.Random) -> tuple[dict, str]:
             d["rounds"].remove(r)
     elif kind == "forfeit":
         g["result"]["forfeit"] = True
+    elif kind == "unplayed":  # a played game rewritten as a forfeit
+        as_forfeit(g, rnd.choice([g["first"], g["second"]]))
+    elif kind == "same_id":
+        other = rnd.choice([x for x in played if x is not g])
+        g["game_id"] = other["game_id"]
+    elif kind == "stayed":  # a withdrawal taken back
+        gone = [e for e in d["entrants"] if e["withdrew_after"] is not None]
+        if gone:
+            rnd.choice(gone)["withdrew_after"] = None
+        else:  # nobody withdrew: one made up, before the first round
+            rnd.choice(d["entrants"])["withdrew_after"] = 0
     elif kind == "entrant":  # a bracket seeded otherwise, or an entrant replaced
         a, b = rnd.sample(d["entrants"], 2)
         if d["rules"]["format"] == "elimination":
@@ -250,4 +279,180 @@ def test_pbem_verify_says_what_a_running_event_leaves_unchecked(swiss, tmp_path)
     assert lines[1] == (
         "     not checked: the pairings and the standings' lot: the seed is published when "
         "the event ends"
+    )
+
+
+# ------------------------------------------------ holes an outside tester found
+
+
+def as_forfeit(g: dict, winner: str | None = None) -> None:
+    """A played game rewritten as a forfeit: no game, no seals, no points."""
+    g["game_id"] = g["chain_hash"] = None
+    g["result"].update(forfeit=True, seals=[0, 0], points=[0, 0])
+    if winner is not None:
+        g["result"]["winner"] = winner
+
+
+def board(d: dict, n: int, b: int) -> dict:
+    return next(g for g in d["rounds"][n - 1]["games"] if g["board"] == b)
+
+
+def test_a_played_game_rewritten_as_a_forfeit_is_refused(round_robin):
+    d = data(round_robin)
+    g = board(d, 3, 1)
+    assert "p4" not in (g["first"], g["second"])  # p4 withdrew after round 3
+    as_forfeit(g)
+    assert refused(d, []) == (
+        "results: round 3, board 1: a forfeit, though neither player had withdrawn by then"
+    )
+    assert refused(d, round_robin.games).startswith("results: round 3, board 1: a forfeit")
+    d = data(round_robin)
+    g = board(d, 3, 2)  # p2 v p4: p4 played round 3, then withdrew
+    assert (g["second"], g["result"]["winner"]) == ("p4", "p4")
+    as_forfeit(g)
+    assert refused(d, []) == (
+        "results: round 3, board 2: p4 withdrew, yet is scored as winning the forfeit"
+    )
+
+
+def test_a_forfeit_is_won_by_the_one_who_stayed_and_never_played(round_robin):
+    d = data(round_robin)
+    g = board(d, 5, 2)  # p4 v p0, p4 gone
+    assert g["result"] == {"winner": "p0", "seals": [0, 0], "points": [0, 0], "forfeit": True}
+    g["result"]["winner"] = None
+    assert refused(d, []).endswith(
+        "the forfeit is scored as won by nobody; p0 did not withdraw and wins it"
+    )
+    d = data(round_robin)
+    board(d, 5, 2)["result"]["seals"] = [0, 2]
+    assert refused(d, []) == "results: round 5, board 2: a forfeit with seals or round points"
+    d = data(round_robin)
+    board(d, 3, 1)["result"]["forfeit"] = True  # keeps its game
+    assert refused(d, []) == (
+        "results: round 3, board 1: a forfeit with a game: a forfeit is a board never played"
+    )
+
+
+def test_a_forfeit_has_no_winner_only_when_both_withdrew():
+    entrants = people(4, {1: 1, 2: 2})
+    played = run_event(EventRules(Format.ROUND_ROBIN), entrants, rounds=3)
+    d = data(played)
+    g = next(g for g in games_of(d) if {g["first"], g["second"]} == {"p1", "p2"})
+    assert g["result"]["forfeit"] and g["result"]["winner"] == "p2"  # p1 left first
+    assert verify_event(json.dumps(d), played.games).ok
+    g["result"]["winner"] = None  # as the server writes it once both have left
+    assert next(c for c in verify_event(json.dumps(d)).checks if c.name == "results").ok
+    g["result"]["winner"] = "p1"
+    assert refused(d, []).endswith("p1 withdrew, yet is scored as winning the forfeit")
+
+
+def test_a_withdrawal_in_a_round_before_its_game_was_made_is_a_forfeit():
+    """The server pairs a round, then makes its games: a player who withdraws between the
+    two has that round's board scored as their forfeit, with no game."""
+    entrants = people(5, {4: 3})
+    played = run_event(EventRules(Format.ROUND_ROBIN), entrants, forfeits={(3, 2, 1): "p4"})
+    d = data(played)
+    assert board(d, 3, 2)["result"] == {
+        "winner": "p2", "seals": [0, 0], "points": [0, 0], "forfeit": True
+    }  # fmt: skip
+    report = verify_event(json.dumps(d), played.games)
+    assert report.ok, report.first_failure
+    d["entrants"][4]["withdrew_after"] = 4  # after the round: its board was not forfeited
+    assert refused(d, []) == (
+        "results: round 3, board 2: a forfeit, though neither player had withdrawn by then"
+    )
+
+
+def test_a_removed_withdrawal_is_refused(round_robin):
+    d = data(round_robin)
+    assert d["entrants"][4] == {**d["entrants"][4], "id": "p4", "withdrew_after": 3}
+    d["entrants"][4]["withdrew_after"] = None
+    assert refused(d, round_robin.games) == (
+        "results: round 5, board 2: a forfeit, though neither player had withdrawn by then"
+    )
+    d = data(round_robin)
+    board(d, 5, 2)["result"]["forfeit"] = False  # p4, gone, is scored as playing
+    assert refused(d, []) == (
+        "results: round 5, board 2: p4 had withdrawn, yet the game is not scored as their forfeit"
+    )
+
+
+def test_a_game_id_on_two_boards_is_refused(round_robin, swiss):
+    d = data(round_robin)
+    first, again = board(d, 1, 1), board(d, 4, 2)
+    again["game_id"] = first["game_id"]
+    assert refused(d, []) == (
+        f"results: game {first['game_id']} is on two boards: round 1, board 1 and round 4, board 2"
+    )
+    d = data(swiss)
+    first, again = played_games(d)[0], played_games(d)[-1]
+    again["game_id"], again["chain_hash"] = first["game_id"], first["chain_hash"]
+    assert refused(d, []).startswith(f"results: game {first['game_id']} is on two boards")
+
+
+def stranger() -> object:
+    """A finished game of no event here (its id on no board of the fixtures)."""
+    return play_game(Pairing(9, 9, "p0", "p1"), 77)
+
+
+def test_a_game_record_on_no_board_is_refused(round_robin):
+    report = verify_event(round_robin.record, [*round_robin.games, stranger()])
+    assert not report.ok
+    assert report.first_failure.name == "game g-9-9-1-77"
+    assert report.first_failure.detail == "it is on no board of this event"
+
+
+def test_pbem_verify_fails_a_game_record_no_event_named_holds(round_robin, tmp_path):
+    event = tmp_path / "event.json"
+    event.write_text(round_robin.record.dumps(), encoding="utf-8")
+    paths = []
+    for game in [*round_robin.games, stranger()]:
+        path = tmp_path / f"{game.game_id}.json"
+        path.write_text(game.dumps(), encoding="utf-8")
+        paths.append(str(path))
+    done = CliRunner().invoke(main, ["verify", str(event), *paths[:4], paths[-1]])
+    assert done.exit_code == 1, done.output
+    assert "4 game records match" in done.output
+    assert (
+        f"FAIL {paths[-1]}: game g-9-9-1-77 is on no board of {event}" in done.output.splitlines()
+    )
+    d = data(round_robin)  # a played game rewritten as a forfeit, its record given
+    as_forfeit(board(d, 3, 1))
+    event.write_text(json.dumps(d), encoding="utf-8")
+    done = CliRunner().invoke(main, ["verify", str(event), *paths[:-1]])
+    assert done.exit_code == 1
+    assert f"FAIL {event}: results: round 3, board 1: a forfeit" in done.output
+    dropped = next(p for p in paths if "g-3-1-1" in p)
+    assert f"FAIL {dropped}: game g-3-1-1-1005 is on no board of {event}" in done.output
+
+
+def test_a_changed_bye_is_named(swiss):
+    d = data(swiss)
+    bye = next(g for g in d["rounds"][1]["games"] if g["second"] is None)
+    other = next(e["id"] for e in d["entrants"] if e["id"] != bye["first"])
+    was, bye["first"] = bye["first"], other
+    assert refused(d, []) == (
+        f"pairings: round 2: the record gives the bye to {other}; the seed and the results "
+        f"give it to {was}"
+    )
+
+
+def test_a_swapped_pair_says_who_moves_first(swiss):
+    d = data(swiss)
+    g = played_games(d)[0]
+    a, b = g["first"], g["second"]
+    g["first"], g["second"] = b, a
+    assert refused(d, []) == (
+        f"pairings: round 1, board 1: the record pairs {b} v {a} with {b} moving first; "
+        f"the seed and the results have {a} move first"
+    )
+
+
+def test_the_games_not_given_are_counted_in_words(round_robin):
+    assert verify_event(round_robin.record, round_robin.games[1:]).unchecked == (
+        "1 game's record was not given: its result and chain hash are the event's word for it",
+    )
+    assert verify_event(round_robin.record, round_robin.games[3:]).unchecked == (
+        "3 games' records were not given: their results and chain hashes are the event's "
+        "word for them",
     )
