@@ -9,9 +9,10 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
-from babel.lists import format_list
 from jinja2 import Environment, pass_context
 from markupsafe import Markup, escape
+
+from pbem.i18n import joined
 
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
@@ -121,7 +122,7 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
     for card in sorted(set(cards)):
         n = cards.count(card)
         out.append(card_label(card) if n == 1 else f"{card_label(card)} ×{digits(str(n))}")
-    return format_list(out, locale=reader().locale)
+    return joined(out)
 
 
 @pass_context
@@ -334,7 +335,7 @@ def bonus_sales() -> str:
     """``3, 4, and 5+``: the sale sizes that earn a bonus token (``rule_numbers.bonus_sizes``),
     listed as the reader's language lists; the last pile takes larger sales too."""
     *sizes, last = (shown_number(size) for size in RULE_NUMBERS.bonus_sizes)
-    return format_list([*sizes, f"{last}+"], locale=reader().locale)
+    return joined([*sizes, f"{last}+"])
 
 
 def move_examples() -> str:

@@ -200,6 +200,28 @@ def shown_duration(length: timedelta) -> str:
     return digits(format_list(parts, style="unit-narrow", locale=r.locale), r.language)
 
 
+#: Where CLDR's end pattern is not how the language writes: CLDR gives Persian a
+#: serial comma before "و"/"یا" ("پارچه، و چرم"); Persian writes "پارچه و چرم".
+_LIST_ENDS: dict[tuple[str, str], str] = {
+    ("fa", "standard"): "{0} و {1}",
+    ("fa", "or"): "{0} یا {1}",
+}
+
+
+def joined(parts: list[str], style: str = "standard", locale: Any = None) -> str:
+    """Babel's ``format_list`` with the ends of ``_LIST_ENDS``: every list a reader
+    reads is joined here, so the override holds in pages and mails alike."""
+    loc = babel_locale(reader().language) if locale is None else Locale.parse(locale)
+    end = _LIST_ENDS.get((loc.language, style))
+    if end is None or len(parts) < 3:
+        return format_list(parts, style=style, locale=loc)  # type: ignore[arg-type]
+    patterns = loc.list_patterns[style]
+    out = end.format(parts[-2], parts[-1])
+    for part in reversed(parts[1:-2]):
+        out = patterns["middle"].format(part, out)
+    return patterns["start"].format(parts[0], out)
+
+
 def shown_list(items: Any, style: Literal["standard", "or"] = "standard") -> str:
     """Words joined as the reader joins a list (CLDR's patterns, Babel's ``format_list``):
     "gold and cloth", "طلا و پارچه", "黄金和布料"; ``style="or"`` for a choice. No ", "
@@ -207,7 +229,7 @@ def shown_list(items: Any, style: Literal["standard", "or"] = "standard") -> str
     parts = [str(item) for item in items]
     if not parts:
         return ""
-    return format_list(parts, style=style, locale=reader().locale)
+    return joined(parts, style)
 
 
 def _unit(whole: timedelta, unit: Literal["day", "hour", "minute"], locale: Any) -> str:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from babel.lists import format_list
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+
+from pbem.i18n import joined
 
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
-from ..i18n import ngettext, reader, shown_duration
+from ..i18n import ngettext, shown_duration
 from ..services.accounts import (
     account_settings,
     address_change,
@@ -284,7 +285,7 @@ def away_told(done: list[account_settings.AwayInGame], asked: float) -> list[str
                 "In %(num)s game no days away are left: its clock runs on (%(names)s).",
                 "In %(num)s games no days away are left: their clocks run on (%(names)s).",
                 len(none),
-                names=format_list([d.opponent for d in none], locale=reader().locale),
+                names=joined([d.opponent for d in none]),
             )
         )
     return told

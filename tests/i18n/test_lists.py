@@ -143,3 +143,15 @@ def test_the_digest_joins_each_games_line_the_readers_way(env, language):
     assert AND[language] in line, line
     if language in ("fa", "zh"):  # their own commas: "،", "、"
         assert "," not in line, line
+
+
+def test_persian_joins_the_last_two_without_a_serial_comma():
+    """CLDR writes "پارچه، و چرم"; Persian writes "پارچه و چرم" (and "یا" for a choice),
+    in a card list of a mail as in any list."""
+    from pbem.i18n.words import card_list
+
+    with use_reader("fa"):
+        assert shown_list(["A", "B", "C"]) == "A،\u200f B و C"
+        assert shown_list(["A", "B", "C", "D"], "or") == "A،\u200f B،\u200f C یا D"
+        cards = card_list((Card.DIAMOND, Card.GOLD, Card.CLOTH))
+    assert "، و" not in cards and " و " in cards, cards
