@@ -12,8 +12,6 @@ from babel.dates import format_date, format_datetime, format_time, format_timede
 from jinja2 import Environment, pass_context
 from markupsafe import Markup, escape
 
-from pbem.i18n import joined
-
 from .clock import as_utc, iso
 from .engine import Card, Exchange, Sell, TakeCamels, TakeGood, format_move
 from .engine.record import RECORD_FORMAT, RECORD_FORMATS
@@ -24,6 +22,7 @@ from .i18n import (
     Reader,
     digits,
     gettext,
+    joined,
     ngettext,
     reader,
     shown_duration,

@@ -14,12 +14,10 @@ from typing import Any
 from babel.numbers import format_decimal
 from markupsafe import escape
 
-from pbem.i18n import joined
-
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account, Seal
-from . import digits, isolate, ngettext, reader, shown_list
+from . import digits, isolate, joined, ngettext, reader, shown_list
 from . import gettext as _
 from .notation import card_name, written
 

@@ -10,11 +10,9 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from pbem.i18n import joined
-
+from ..i18n import LANGUAGES, joined, ngettext, shown_duration, translations
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
-from ..i18n import ngettext, shown_duration
 from ..services.accounts import (
     account_settings,
     address_change,
@@ -303,11 +301,23 @@ def change_email() -> Any:
     return redirect(url_for("players.my_games", done="email"), code=303)
 
 
+def _erase_words() -> set[str]:
+    """The words that confirm erasing an account: "erase" in English and as each language
+    writes it (the page asks for the reader's; a reader who reads it in another still
+    types a word of ours)."""
+    return {"erase"} | {translations(lang).gettext("erase").casefold() for lang in LANGUAGES}
+
+
 @bp.post("/me/erase")
 def erase() -> Any:
     player = need_player()
-    if inputs.text(request.form, "confirm") != "erase":
-        return _me_page(400, error=_l("Type erase to confirm that your account should go."))
+    if inputs.text(request.form, "confirm").strip().casefold() not in _erase_words():
+        return _me_page(
+            400,
+            error=_l(
+                "Type %(word)s to confirm that your account should go.", word=_("erase")
+            ),
+        )
     erasure.erase(services(), player.id, client())
     session.clear()
     return render_template("web/erased.html")
