@@ -10,7 +10,15 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from ..i18n import LANGUAGES, joined, ngettext, shown_duration, translations
+from ..i18n import (
+    LANGUAGES,
+    joined,
+    ngettext,
+    reader,
+    set_reader,
+    shown_duration,
+    translations,
+)
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
 from ..services.accounts import (
@@ -36,10 +44,10 @@ from ..services.play import (
 )
 from ..store.models import Player
 from ..templating import when
-from . import inputs
+from . import csrf, inputs
 from .client import client
 from .context import services
-from .locale import for_account, for_player, remember
+from .locale import asked_language, for_account, for_player, remember
 
 bp = Blueprint("players", __name__)
 
@@ -76,15 +84,31 @@ def _me() -> dict[str, Any]:
 @bp.get("/u/<secret:token>")
 def unsubscribe_page(token: str) -> str:
     """What the mail's unsubscribe link does, and a button that does it (a GET changes
-    nothing: mail scanners open every link)."""
-    return render_template("web/unsubscribe.html", what=unsubscribe.look(services(), token))
+    nothing: mail scanners open every link), with the link's other choices."""
+    return _unsubscribe_page(unsubscribe.look(services(), token))
 
 
 @bp.post("/u/<secret:token>")
-def unsubscribe_post(token: str) -> str:
-    """The one-click POST of RFC 8058 (``List-Unsubscribe=One-Click``) and the page's button."""
-    done = unsubscribe.unsubscribe(services(), token, client())
-    return render_template("web/unsubscribe.html", what=done, switched=True)
+def unsubscribe_post(token: str) -> Any:
+    """The one-click POST of RFC 8058 (``List-Unsubscribe=One-Click``) and the page's button;
+    with a ``mode``, one of the page's other choices (which may mean more mail: those
+    carry the page's form token, ``csrf``)."""
+    if "mode" not in request.form:
+        return _unsubscribe_page(unsubscribe.unsubscribe(services(), token, client()), True)
+    csrf.check()
+    try:
+        done = unsubscribe.choose(services(), token, inputs.text(request.form, "mode"), client())
+    except InvalidInput as exc:
+        look = unsubscribe.look(services(), token)
+        return _unsubscribe_page(look, error=exc.message), 400
+    return _unsubscribe_page(done, True, chosen=True)
+
+
+def _unsubscribe_page(what: unsubscribe.Unsubscribe, switched: bool = False, **extra: Any) -> str:
+    """In the seat's (or the account's) language, as the mail was, unless the URL asks for
+    another (the page's language switcher)."""
+    set_reader(asked_language() or what.language, reader().timezone)
+    return render_template("web/unsubscribe.html", what=what, switched=switched, **extra)
 
 
 @bp.get("/signin")
@@ -314,9 +338,7 @@ def erase() -> Any:
     if inputs.text(request.form, "confirm").strip().casefold() not in _erase_words():
         return _me_page(
             400,
-            error=_l(
-                "Type %(word)s to confirm that your account should go.", word=_("erase")
-            ),
+            error=_l("Type %(word)s to confirm that your account should go.", word=_("erase")),
         )
     erasure.erase(services(), player.id, client())
     session.clear()
