@@ -185,3 +185,32 @@ def test_the_choices_are_translated(env, app, language):
     page = app.test_client().get(f"{path}?lang={language}").data.decode()
     assert "no mail about this game" not in page and "Or choose" not in page
     assert 'value="invitations"' in page
+
+
+def test_the_digest_s_page_offers_the_digest_back_and_every_move(env, app):
+    """After the digest's one-click stop, its page offers the digest again (the undo) and
+    a mail on every move; the undo puts the account and the seats it took off back."""
+    from tests.helpers import csrf_of
+
+    emails = ("unsub-undo@example.test", "unsub-undo-other@example.test")
+    public_id = new_game(env, first=0, emails=emails)
+    seat_settings.set_mail_mode(env, token(env, public_id, 0), "digest", access.Client())
+    env.clock.advance(days=1)
+    assert jobs.send_digests(env) >= 1
+    with env.db.read() as session:
+        digest = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == "digest", OutboxMessage.to_addr == emails[0]
+            )
+        ).one()
+    path = _unsubscribe_path(digest)
+    browser = app.test_client()
+    stopped = browser.post(path).data.decode()
+    assert _mode(env, public_id, 0) == "invitations"
+    assert 'value="digest"' in stopped and 'value="each"' in stopped
+    back = browser.post(path, data={"csrf_token": csrf_of(stopped), "mode": "digest"})
+    assert "comes as one daily digest again" in back.data.decode()
+    assert _mode(env, public_id, 0) == "digest"
+    with env.db.read() as session:
+        player = session.scalars(select(Player).where(Player.email == emails[0])).one()
+        assert player.mail_mode == "digest"
