@@ -156,6 +156,12 @@ def _at_render(function: Any) -> Any:
     return at_render
 
 
+def label(text: Any) -> Any:
+    """``{{ _("Goods tokens:") | label }} {{ value }}``'s gap: a space after a label,
+    none after a full-width colon ("货品钱币：无", not "货品钱币： 无")."""
+    return text if str(text).endswith(("：", "）")) else text + " "
+
+
 def register_filters(env: Environment) -> None:
     filters: dict[str, Any] = {
         "utc": utc,
@@ -170,6 +176,7 @@ def register_filters(env: Environment) -> None:
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
         "percent": shown_percent,  # a share 0–1 as the reader writes a percentage
         "days_duration": days_duration,  # 0.5 days as "12 hours", 2.0 as "2 days"
+        "label": label,  # a label and the gap after it, as its language writes it
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.filters["listed"] = listed  # takes the context: never folded at compile time

@@ -179,3 +179,23 @@ def test_chinese_sets_digits_and_latin_letters_apart_evenly():
             tokens=shown_list(["4", "3"]),
         )
     assert sold == "电脑（简单）卖出 2 张黄金，获得货品钱币 4 和 3。", sold
+
+
+def test_a_chinese_page_puts_no_space_after_a_labels_full_width_colon(client, env):
+    """The seat and public pages' labels ("货品钱币：", "你的钱币：") meet their values with
+    no space; an English label keeps its space."""
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("王", "wang@example.test", "zh", "Asia/Shanghai"),
+            new_games.PlayerIn("Bo", "bo@example.test", "en"),
+        ),
+        first_player=0,
+    )
+    play(env, created.public_id, 6)
+    for url in (f"/s/{created.tokens[0]}", f"/g/{created.public_id}?lang=zh"):
+        text = re.sub(r"<[^>]+>", "", client.get(url).text.split("<main", 1)[1])
+        assert "货品钱币：" in text, url
+        assert not re.search(r"： ", text), (url, re.findall(r".{8}： .{4}", text))
+    english = re.sub(r"<[^>]+>", "", client.get(f"/s/{created.tokens[1]}").text)
+    assert "Goods tokens: " in english
