@@ -10,7 +10,6 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
-from babel.lists import format_list
 from jinja2 import Environment, pass_context
 from markupsafe import Markup, escape
 
@@ -24,6 +23,7 @@ from .i18n import (
     Reader,
     digits,
     gettext,
+    joined,
     ngettext,
     reader,
     shown_duration,
@@ -122,7 +122,7 @@ def _cards_text(cards: tuple[Card, ...], language: str) -> str:
     for card in sorted(set(cards)):
         n = cards.count(card)
         out.append(card_label(card) if n == 1 else f"{card_label(card)} ×{digits(str(n))}")
-    return format_list(out, locale=reader().locale)
+    return joined(out)
 
 
 @pass_context
@@ -182,6 +182,12 @@ class QuickEnvironment(QuickGlobals, Environment):
     """The mails' Jinja environment (``QuickGlobals``)."""
 
 
+def label(text: Any) -> Any:
+    """``{{ _("Goods tokens:") | label }} {{ value }}``'s gap: a space after a label,
+    none after a full-width colon ("货品钱币：无", not "货品钱币： 无")."""
+    return text if str(text).endswith(("：", "）")) else text + " "
+
+
 def register_filters(env: Environment) -> None:
     filters: dict[str, Any] = {
         "utc": utc,
@@ -196,6 +202,7 @@ def register_filters(env: Environment) -> None:
         "num": shown_number,  # a number in the reader's digits (Persian: ۰-۹)
         "percent": shown_percent,  # a share 0–1 as the reader writes a percentage
         "days_duration": days_duration,  # 0.5 days as "12 hours", 2.0 as "2 days"
+        "label": label,  # a label and the gap after it, as its language writes it
     }
     env.filters.update({name: _at_render(f) for name, f in filters.items()})
     env.filters["listed"] = listed  # takes the context: never folded at compile time
@@ -360,7 +367,7 @@ def bonus_sales() -> str:
     """``3, 4, and 5+``: the sale sizes that earn a bonus token (``rule_numbers.bonus_sizes``),
     listed as the reader's language lists; the last pile takes larger sales too."""
     *sizes, last = (shown_number(size) for size in RULE_NUMBERS.bonus_sizes)
-    return format_list([*sizes, f"{last}+"], locale=reader().locale)
+    return joined([*sizes, f"{last}+"])
 
 
 def move_examples() -> str:

@@ -51,3 +51,20 @@ def test_the_checker_served_carries_the_version_in_its_name(client) -> None:
     stable = client.get("/pbem.whl")
     assert stable.status_code == 302 and stable.headers["Location"].endswith(f"/download/{name}")
     assert f"/download/{name}" in (ROOT / "README.md").read_text()  # the README's example
+
+
+def test_the_docs_name_the_checkers_dependencies_as_pyproject_has_them() -> None:
+    """The README, docs/architecture.md and /download say what the offline checker installs:
+    exactly the package's own dependencies (click, and networkx for Swiss events)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    needs = {re.match(r"[A-Za-z0-9_.-]+", d).group(0) for d in project["project"]["dependencies"]}
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    said = re.search(r"The package needs only (.*?): the server's dependencies", readme)
+    assert said is not None
+    assert set(re.findall(r"`([\w.-]+)`", said.group(1))) == needs, said.group(1)
+    architecture = " ".join((ROOT / "docs" / "architecture.md").read_text().split())
+    said = re.search(r"the offline checker, installed with (.*?) alone", architecture)
+    assert said is not None and set(re.findall(r"\w+", said.group(1))) - {"and"} == needs
+    download = (ROOT / "templates" / "web" / "download.html").read_text()
+    said = re.search(r"installs only (.*?) \(", download)
+    assert said is not None and set(re.findall(r"\w+", said.group(1))) - {"and"} == needs

@@ -13,8 +13,10 @@ so a ``.po`` newer than its ``.mo`` is compiled in memory instead.
 
 from __future__ import annotations
 
+import html
 import io
 import math
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -200,6 +202,71 @@ def shown_duration(length: timedelta) -> str:
     return digits(format_list(parts, style="unit-narrow", locale=r.locale), r.language)
 
 
+#: Where CLDR's end pattern is not how the language writes: CLDR gives Persian a
+#: serial comma before "و"/"یا" ("پارچه، و چرم"); Persian writes "پارچه و چرم".
+_LIST_ENDS: dict[tuple[str, str], str] = {
+    ("fa", "standard"): "{0} و {1}",
+    ("fa", "or"): "{0} یا {1}",
+}
+
+
+def joined(parts: list[str], style: str = "standard", locale: Any = None) -> str:
+    """Babel's ``format_list`` with the ends of ``_LIST_ENDS``: every list a reader
+    reads is joined here, so the override holds in pages and mails alike. Chinese sets
+    its joining word apart from digits and Latin letters ("1 张黄金和 1 张皮革")."""
+    loc = babel_locale(reader().language) if locale is None else Locale.parse(locale)
+    end = _LIST_ENDS.get((loc.language, style))
+    if loc.language not in SPACED and (end is None or len(parts) < 3):
+        return format_list(parts, style=style, locale=loc)  # type: ignore[arg-type]
+    if not parts:
+        return ""
+    patterns = loc.list_patterns[style]
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        return _pair(end or patterns["2"], parts[0], parts[1], loc.language)
+    out = _pair(end or patterns["end"], parts[-2], parts[-1], loc.language)
+    for part in reversed(parts[1:-2]):
+        out = _pair(patterns["middle"], part, out, loc.language)
+    return _pair(patterns["start"], parts[0], out, loc.language)
+
+
+#: Languages whose words are set apart from digits and Latin letters by a space, as the
+#: catalogs write them ("第 %(n)s 步"), and not from full-width punctuation.
+SPACED = frozenset({"zh"})
+_LATIN_OR_DIGIT = re.compile(r"[0-9A-Za-z+]")
+_FULL_WIDTH = "（）「」『』【】《》，。：；！？、"
+_BY_FULL_WIDTH = re.compile(f"(?<=[{_FULL_WIDTH}]) | (?=[{_FULL_WIDTH}])")
+
+
+def _pair(pattern: str, first: str, second: str, language: str) -> str:
+    """``pattern`` ("{0}和{1}") filled; in a ``SPACED`` language a joining word gets a
+    space on each side that meets a digit or a Latin letter."""
+    if language in SPACED:
+        head, _, tail = pattern.partition("{0}")
+        word, _, rest = tail.partition("{1}")
+        if word.strip() and word.strip()[0] not in _FULL_WIDTH:
+            word = word.strip()
+            before = " " if _LATIN_OR_DIGIT.match(_seen(first)[-1:]) else ""
+            after = " " if _LATIN_OR_DIGIT.match(_seen(second)[:1]) else ""
+            return f"{head}{first}{before}{word}{after}{second}{rest}"
+    return pattern.format(first, second)
+
+
+def _seen(item: str) -> str:
+    """What a reader sees of a list's item: an item of a page may be markup."""
+    return html.unescape(re.sub(r"<[^>]*>", "", item)) if "<" in item or "&" in item else item
+
+
+def spaced(text: Any, language: str) -> Any:
+    """A filled-in text of a ``SPACED`` language without a space beside full-width
+    punctuation (a name "电脑（简单）" in "%(name)s 卖出"); a ``Markup`` stays one."""
+    if language not in SPACED or " " not in text:
+        return text
+    tidy = _BY_FULL_WIDTH.sub("", str(text))
+    return Markup(tidy) if isinstance(text, Markup) else tidy
+
+
 def shown_list(items: Any, style: Literal["standard", "or"] = "standard") -> str:
     """Words joined as the reader joins a list (CLDR's patterns, Babel's ``format_list``):
     "gold and cloth", "طلا و پارچه", "黄金和布料"; ``style="or"`` for a choice. No ", "
@@ -207,7 +274,7 @@ def shown_list(items: Any, style: Literal["standard", "or"] = "standard") -> str
     parts = [str(item) for item in items]
     if not parts:
         return ""
-    return format_list(parts, style=style, locale=reader().locale)
+    return joined(parts, style)
 
 
 def _unit(whole: timedelta, unit: Literal["day", "hour", "minute"], locale: Any) -> str:
@@ -246,8 +313,9 @@ def _shown(params: dict[str, Any]) -> dict[str, Any]:
 
 def gettext(message: str, **params: Any) -> str:
     """``message`` in the current reader's language, with ``%(name)s`` params filled in."""
-    text = translations(reader().language).gettext(message)
-    return text % _shown(params) if params else text
+    language = reader().language
+    text = translations(language).gettext(message)
+    return spaced(text % _shown(params), language) if params else text
 
 
 def plural_count(n: float) -> int:
@@ -261,8 +329,9 @@ def plural_count(n: float) -> int:
 def ngettext(singular: str, plural: str, n: float, **params: Any) -> str:
     """The form for ``n`` in the reader's language; ``%(num)s`` is ``n`` unless given."""
     params.setdefault("num", n)
-    text = translations(reader().language).ngettext(singular, plural, plural_count(n))
-    return text % _shown(params)
+    language = reader().language
+    text = translations(language).ngettext(singular, plural, plural_count(n))
+    return spaced(text % _shown(params), language)
 
 
 def lazy_gettext(message: str, **params: Any) -> LazyProxy:
@@ -290,7 +359,7 @@ def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
     escaping = context.eval_ctx.autoescape
     if params:
         text = catalog.gettext(message)
-        return (Markup(text) if escaping else text) % _shown(params)
+        return spaced((Markup(text) if escaping else text) % _shown(params), reader().language)
     key = (catalog, message, escaping)
     kept = _kept_texts.get(key)
     if kept is None:
@@ -304,8 +373,10 @@ def _jinja_gettext(context: Context, message: str, **params: Any) -> str:
 @pass_context
 def _jinja_ngettext(context: Context, singular: str, plural: str, n: float, **params: Any) -> str:
     params.setdefault("num", n)
-    text = translations(reader().language).ngettext(singular, plural, plural_count(n))
-    return (Markup(text) if context.eval_ctx.autoescape else text) % _shown(params)
+    language = reader().language
+    text = translations(language).ngettext(singular, plural, plural_count(n))
+    filled = (Markup(text) if context.eval_ctx.autoescape else text) % _shown(params)
+    return spaced(filled, language)
 
 
 def install_gettext(env: Any) -> None:

@@ -11,14 +11,13 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from babel.lists import format_list
 from babel.numbers import format_decimal
 from markupsafe import escape
 
 from ..engine import Card, Claim, Exchange, Resign, Sell, TakeCamels, TakeGood, Timeout
 from ..engine.errors import MESSAGES, MoveError
 from ..engine.explain import Account, Seal
-from . import digits, isolate, ngettext, reader, shown_list
+from . import digits, isolate, joined, ngettext, reader, shown_list
 from . import gettext as _
 from .notation import card_name, written
 
@@ -60,7 +59,7 @@ def card_list(cards: tuple[Card, ...] | list[Card]) -> str:
 def _card_list(cards: tuple[Card, ...], language: str) -> str:
     """Kept per language: every mail and page lists hands and markets, and they repeat."""
     parts = [cards_of(card, n) for card, n in sorted(Counter(cards).items())]
-    return format_list(parts, locale=reader().locale)
+    return joined(parts)
 
 
 def card_label(card: Card | str) -> str:
@@ -215,7 +214,7 @@ def _narration(a: Account) -> list[str]:
 
 
 def _tokens(values: tuple[int, ...]) -> str:
-    return format_list([number(v) for v in values], locale=reader().locale)
+    return joined([number(v) for v in values])
 
 
 def _ending(a: Account) -> list[str]:

@@ -38,6 +38,17 @@ MAX_REPEATS = 200
 MAX_SEGMENT = 1024
 
 
+#: Persian (۰-۹) and Arabic-Indic (٠-٩) digits and the Arabic decimal separator, as 0-9
+#: and ".": a Persian page writes its number fields in Persian digits, and a phone's
+#: keyboard may type either set.
+_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩٫", "01234567890123456789.")
+
+
+def latin_digits(text: str) -> str:
+    """``text`` with every Persian or Arabic-Indic digit written 0-9."""
+    return text.translate(_LATIN)
+
+
 def _out_of_range(label: Any, low: float, high: float) -> InvalidInput:
     return InvalidInput(
         _l(
@@ -70,7 +81,7 @@ def bounded_int(raw: Any, *, low: int, high: int, label: Any) -> int:
     if isinstance(raw, bool):
         raise _out_of_range(label, low, high)
     if isinstance(raw, str):
-        text = raw.strip()
+        text = latin_digits(raw.strip())
         # no more digits than the bound has: int() of a megabyte of digits is itself slow
         if not text or len(text) > len(str(high)) + 1:
             raise _out_of_range(label, low, high)
@@ -87,7 +98,7 @@ def decimal(
     source: MultiDict[str, str], name: str, *, low: float, high: float, label: Any
 ) -> float:
     """A finite decimal in ``low..high`` (``float()`` alone takes ``inf`` and ``nan``)."""
-    raw = source.get(name, "").strip()
+    raw = latin_digits(source.get(name, "").strip())
     try:
         value = float(raw) if len(raw) <= 20 else float("nan")
     except ValueError:

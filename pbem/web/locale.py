@@ -210,6 +210,8 @@ def switch_language(code: str) -> str:
     rule, view_args = request.url_rule, request.view_args or {}
     if request.method != "GET" or rule is None or request.routing_exception is not None:
         token = view_args.get("token") if rule is not None else None
+        if token and rule is not None and (twin := _get_twin(rule.rule)):
+            return url_for(twin, token=token, lang=code)  # a form's answer on its own page
         if token and "seat.view" in current_app.view_functions:
             return url_for("seat.view", token=token, lang=code)
         return _home(code)
@@ -220,6 +222,15 @@ def switch_language(code: str) -> str:
     }
     args["lang"] = [code]
     return url_for(rule.endpoint, **view_args, **args)  # type: ignore[arg-type]
+
+
+def _get_twin(path: str) -> str | None:
+    """The endpoint that GETs the same path as a form's POST (``/u/<token>``), if any: a
+    token of one kind of link opens no page of another (``/s/`` refuses it)."""
+    for other in current_app.url_map.iter_rules():
+        if other.rule == path and "GET" in (other.methods or ()):
+            return other.endpoint
+    return None
 
 
 def _home(code: str) -> str:

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from babel.lists import format_list
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
+from ..i18n import (
+    LANGUAGES,
+    joined,
+    ngettext,
+    reader,
+    set_reader,
+    shown_duration,
+    translations,
+)
 from ..i18n import gettext as _
 from ..i18n import lazy_gettext as _l
-from ..i18n import ngettext, reader, shown_duration
 from ..services.accounts import (
     account_settings,
     address_change,
@@ -37,10 +44,10 @@ from ..services.play import (
 )
 from ..store.models import Player
 from ..templating import when
-from . import inputs
+from . import csrf, inputs
 from .client import client
 from .context import services
-from .locale import for_account, for_player, remember
+from .locale import asked_language, for_account, for_player, remember
 
 bp = Blueprint("players", __name__)
 
@@ -77,15 +84,31 @@ def _me() -> dict[str, Any]:
 @bp.get("/u/<secret:token>")
 def unsubscribe_page(token: str) -> str:
     """What the mail's unsubscribe link does, and a button that does it (a GET changes
-    nothing: mail scanners open every link)."""
-    return render_template("web/unsubscribe.html", what=unsubscribe.look(services(), token))
+    nothing: mail scanners open every link), with the link's other choices."""
+    return _unsubscribe_page(unsubscribe.look(services(), token))
 
 
 @bp.post("/u/<secret:token>")
-def unsubscribe_post(token: str) -> str:
-    """The one-click POST of RFC 8058 (``List-Unsubscribe=One-Click``) and the page's button."""
-    done = unsubscribe.unsubscribe(services(), token, client())
-    return render_template("web/unsubscribe.html", what=done, switched=True)
+def unsubscribe_post(token: str) -> Any:
+    """The one-click POST of RFC 8058 (``List-Unsubscribe=One-Click``) and the page's button;
+    with a ``mode``, one of the page's other choices (which may mean more mail: those
+    carry the page's form token, ``csrf``)."""
+    if "mode" not in request.form:
+        return _unsubscribe_page(unsubscribe.unsubscribe(services(), token, client()), True)
+    csrf.check()
+    try:
+        done = unsubscribe.choose(services(), token, inputs.text(request.form, "mode"), client())
+    except InvalidInput as exc:
+        look = unsubscribe.look(services(), token)
+        return _unsubscribe_page(look, error=exc.message), 400
+    return _unsubscribe_page(done, True, chosen=True)
+
+
+def _unsubscribe_page(what: unsubscribe.Unsubscribe, switched: bool = False, **extra: Any) -> str:
+    """In the seat's (or the account's) language, as the mail was, unless the URL asks for
+    another (the page's language switcher)."""
+    set_reader(asked_language() or what.language, reader().timezone)
+    return render_template("web/unsubscribe.html", what=what, switched=switched, **extra)
 
 
 @bp.get("/signin")
@@ -284,7 +307,7 @@ def away_told(done: list[account_settings.AwayInGame], asked: float) -> list[str
                 "In %(num)s game no days away are left: its clock runs on (%(names)s).",
                 "In %(num)s games no days away are left: their clocks run on (%(names)s).",
                 len(none),
-                names=format_list([d.opponent for d in none], locale=reader().locale),
+                names=joined([d.opponent for d in none]),
             )
         )
     return told
@@ -302,11 +325,21 @@ def change_email() -> Any:
     return redirect(url_for("players.my_games", done="email"), code=303)
 
 
+def _erase_words() -> set[str]:
+    """The words that confirm erasing an account: "erase" in English and as each language
+    writes it (the page asks for the reader's; a reader who reads it in another still
+    types a word of ours)."""
+    return {"erase"} | {translations(lang).gettext("erase").casefold() for lang in LANGUAGES}
+
+
 @bp.post("/me/erase")
 def erase() -> Any:
     player = need_player()
-    if inputs.text(request.form, "confirm") != "erase":
-        return _me_page(400, error=_l("Type erase to confirm that your account should go."))
+    if inputs.text(request.form, "confirm").strip().casefold() not in _erase_words():
+        return _me_page(
+            400,
+            error=_l("Type %(word)s to confirm that your account should go.", word=_("erase")),
+        )
     erasure.erase(services(), player.id, client())
     session.clear()
     return render_template("web/erased.html")

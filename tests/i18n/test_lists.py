@@ -28,9 +28,10 @@ AND = {"en": " and ", "el": " και ", "fa": " و ", "uk": " і ", "zh": "和"}
 
 @pytest.mark.parametrize("language", sorted(AND))
 def test_a_list_is_joined_the_readers_way(language):
+    a, b, c = ("甲", "乙", "丙") if language == "zh" else ("A", "B", "C")  # zh: words, no Latin
     with use_reader(language):
-        assert shown_list(["A", "B"]) == f"A{AND[language]}B"
-        three = shown_list(["A", "B", "C"])
+        assert shown_list([a, b]) == f"{a}{AND[language]}{b}"
+        three = shown_list([a, b, c])
     assert ", " not in three or language in ("en", "el", "uk"), three
     assert {"fa": "،", "zh": "、"}.get(language, ",") in three
 
@@ -42,11 +43,11 @@ def test_the_filter_escapes_each_item_on_a_page_and_keeps_markup():
 
     with use_reader("zh"):
         joined = listed(Context, ["<b>", Markup("<i>x</i>")])
-        assert joined == Markup("&lt;b&gt;和<i>x</i>")
-        coded = listed(Context, ["a/2", "a/1"], code=True)
-        assert coded == Markup('<code dir="ltr">a/2</code>和<code dir="ltr">a/1</code>')
+        assert joined == Markup("&lt;b&gt;和 <i>x</i>")  # the space: x is a Latin letter
+        coded = listed(Context, ["a/2", "a/1"], code=True)  # 和 set apart from Latin
+        assert coded == Markup('<code dir="ltr">a/2</code> 和 <code dir="ltr">a/1</code>')
         Context.eval_ctx.autoescape = False  # a text mail: as it is
-        assert listed(Context, ["<b>", "c"]) == "<b>和c"
+        assert listed(Context, ["<b>", "c"]) == "<b>和 c"
 
 
 @pytest.mark.parametrize("language", ["fa", "uk", "zh"])
@@ -143,3 +144,58 @@ def test_the_digest_joins_each_games_line_the_readers_way(env, language):
     assert AND[language] in line, line
     if language in ("fa", "zh"):  # their own commas: "،", "、"
         assert "," not in line, line
+
+
+def test_persian_joins_the_last_two_without_a_serial_comma():
+    """CLDR writes "پارچه، و چرم"; Persian writes "پارچه و چرم" (and "یا" for a choice),
+    in a card list of a mail as in any list."""
+    from pbem.i18n.words import card_list
+
+    with use_reader("fa"):
+        assert shown_list(["A", "B", "C"]) == "A،\u200f B و C"
+        assert shown_list(["A", "B", "C", "D"], "or") == "A،\u200f B،\u200f C یا D"
+        cards = card_list((Card.DIAMOND, Card.GOLD, Card.CLOTH))
+    assert "، و" not in cards and " و " in cards, cards
+
+
+def test_chinese_sets_digits_and_latin_letters_apart_evenly():
+    """Chinese as its catalog writes it ("第 %(n)s 步"): a space between a digit or a Latin
+    letter and a word, on both sides of a list's 和 too ("1 张黄金和 1 张皮革", "4 和 3"),
+    and none beside full-width punctuation ("电脑（简单）卖出", not "电脑（简单） 卖出")."""
+    from pbem.i18n import ngettext
+    from pbem.i18n.words import card_list
+
+    with use_reader("zh"):
+        assert card_list((Card.GOLD, Card.LEATHER)) == "1 张黄金和 1 张皮革"
+        assert shown_list(["4", "3"]) == "4 和 3"
+        assert shown_list(["黄金", "布料"]) == "黄金和布料"
+        assert shown_list(["A", "B", "C"], "or") == "A、B 或 C"
+        sold = ngettext(
+            "%(name)s sold %(cards)s for goods token %(tokens)s.",
+            "%(name)s sold %(cards)s for goods tokens %(tokens)s.",
+            2,
+            name="电脑（简单）",
+            cards=card_list((Card.GOLD, Card.GOLD)),
+            tokens=shown_list(["4", "3"]),
+        )
+    assert sold == "电脑（简单）卖出 2 张黄金，获得货品钱币 4 和 3。", sold
+
+
+def test_a_chinese_page_puts_no_space_after_a_labels_full_width_colon(client, env):
+    """The seat and public pages' labels ("货品钱币：", "你的钱币：") meet their values with
+    no space; an English label keeps its space."""
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("王", "wang@example.test", "zh", "Asia/Shanghai"),
+            new_games.PlayerIn("Bo", "bo@example.test", "en"),
+        ),
+        first_player=0,
+    )
+    play(env, created.public_id, 6)
+    for url in (f"/s/{created.tokens[0]}", f"/g/{created.public_id}?lang=zh"):
+        text = re.sub(r"<[^>]+>", "", client.get(url).text.split("<main", 1)[1])
+        assert "货品钱币：" in text, url
+        assert not re.search(r"： ", text), (url, re.findall(r".{8}： .{4}", text))
+    english = re.sub(r"<[^>]+>", "", client.get(f"/s/{created.tokens[1]}").text)
+    assert "Goods tokens: " in english

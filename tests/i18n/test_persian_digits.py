@@ -142,3 +142,72 @@ def test_a_record_files_replay_writes_its_times_in_persian_digits(client, short)
     assert page.status_code == 200
     assert "<time datetime=" in page.text
     assert not _latin_digits(page.text), _latin_digits(page.text)
+
+
+def _field_values(page: str) -> dict[str, str]:
+    """The value of each text or number field of a page's ``<main>``, by name."""
+    main = page.split("<main", 1)[1]
+    out = {}
+    for tag in re.findall(r"<input\b[^>]*>", main):
+        name = re.search(r'\bname="([^"]*)"', tag)
+        value = re.search(r'\bvalue="([^"]*)"', tag)
+        kind = re.search(r'\btype="([^"]*)"', tag)
+        if name and value and kind and kind.group(1) in ("text", "number"):
+            out[name.group(1)] = value.group(1)
+    return out
+
+
+def test_a_persian_pages_number_fields_show_persian_digits_and_the_server_reads_them(client, env):
+    """Home's vacation days, /me's and the seat's days away, an event's rounds and players:
+    on a Persian page their values are Persian digits, in a field a number pad types
+    into that takes either digit set; the server reads Persian and Arabic-Indic digits."""
+    from tests.helpers import csrf_of
+    from tests.web.test_players import sign_in
+
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("داریوش", "dariush@example.test", "fa", "Asia/Tehran"),
+            new_games.PlayerIn("Bo", "bo@example.test", "en"),
+        ),
+        first_player=0,
+    )
+    seat = f"/s/{created.tokens[0]}"
+    signed_in = client.application.test_client()
+    sign_in(signed_in, env, "dariush@example.test")
+    fields = {
+        "home": (client.get("/?lang=fa").text, "vacation_days", "۱۰"),
+        "me": (signed_in.get("/me?lang=fa").text, "days", "۳"),
+        "seat": (client.get(seat).text, "days", "۱"),
+        "event, rounds": (signed_in.get("/events/new?lang=fa").text, "rounds", "۳"),
+        "event, players": (signed_in.get("/events/new?lang=fa").text, "max_players", "۸"),
+    }
+    for where, (page, name, shown) in fields.items():
+        assert _field_values(page).get(name) == shown, (where, _field_values(page))
+        tag = re.search(rf'<input\b[^>]*name="{name}"[^>]*>', page).group(0)
+        assert 'inputmode="' in tag and "۰-۹" in tag and "٠-٩" in tag, (where, tag)
+    english = _field_values(client.get(f"/s/{created.tokens[1]}").text)
+    assert english["days"] == "1"
+    page = client.get(seat)
+    answer = client.post(f"{seat}/away", data={"csrf_token": csrf_of(page.text), "days": "۱٫۵"})
+    assert answer.status_code == 303, answer.text
+    page = signed_in.get("/me?lang=fa")
+    answer = signed_in.post("/me/away", data={"csrf_token": csrf_of(page.text), "days": "٢"})
+    assert answer.status_code == 303, answer.text
+
+
+def test_the_server_reads_persian_and_arabic_indic_digits_within_the_same_bounds():
+    from werkzeug.datastructures import MultiDict
+
+    from pbem.services.core.errors import InvalidInput
+    from pbem.web import inputs
+
+    assert inputs.bounded_int("۱۲", low=1, high=20, label="x") == 12
+    assert inputs.bounded_int("١٢", low=1, high=20, label="x") == 12
+    assert inputs.decimal(MultiDict({"d": "۲٫۵"}), "d", low=0.1, high=3, label="x") == 2.5
+    for raw in ("۲۱", "٠"):
+        try:
+            inputs.bounded_int(raw, low=1, high=20, label="x")
+        except InvalidInput:
+            continue
+        raise AssertionError(raw)

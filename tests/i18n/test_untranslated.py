@@ -389,3 +389,28 @@ def test_every_rule_refusal_reads_back_from_the_log_in_the_readers_words(languag
             assert logged_refusal(str(refused)) == error_text(refused), code
     with use_reader(language):
         assert logged_refusal("the game has moved on") is None  # no rule's: shown as logged
+
+
+#: English words a translation once kept and must write in its own letters: Greek's
+#: "bonus" (μπόνους) and everyone's "user agent" of the privacy page.
+LOANWORDS = {"bonus", "user", "agent"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_english_loanword_is_kept(client, env, language):
+    """Not in the catalog (whose Latin words the checks above allow), and not on the seat,
+    public and replay pages of a finished game (the pile titles, "bonus tokens: 0") nor
+    on the privacy page."""
+    assert not {w.lower() for w in _latin_words(language)} & LOANWORDS
+    over = _game(env, language)
+    t = token(env, over, 0)
+    for url in (
+        f"/s/{t}",
+        f"/s/{t}/replay?n=5",
+        f"/g/{over}?lang={language}",
+        f"/privacy?lang={language}",
+    ):
+        page = client.get(url)
+        assert page.status_code == 200, url
+        text = visible(page.text.split("<main", 1)[1]).lower()
+        assert not set(WORD.findall(text)) & LOANWORDS, (url, set(WORD.findall(text)) & LOANWORDS)

@@ -232,3 +232,52 @@ def check_event_notice(env, row) -> None:
     assert message["Auto-Submitted"] == "auto-generated"
     assert message["Reply-To"] is None and message["List-Unsubscribe"] is None
     assert NOT_READ in row.text_body and NOT_READ in row.html_body
+
+
+#: What a mail that carries a Reply-To but asks for no move yet says a reply does.
+ANSWERED = (
+    "A reply to this mail is read and answered with what the game waits for; to move by "
+    "mail, reply to the mail that says it is your turn."
+)
+
+
+def test_a_mail_that_asks_for_no_move_yet_says_what_a_reply_does(env):
+    """The invitations of a waiting game and the deal's mail to the player who does not
+    move first carry a Reply-To: each says, in text and HTML, what a reply does, and a
+    reply does that (answered, even with a move once it is that seat's turn: the move is
+    played from the "your turn" mail). A mail that asks for the move says how to move by
+    mail instead."""
+    from tests.helpers import mails
+
+    emails = ("said-ada@example.test", "said-bo@example.test")
+    public_id = new_games.create_game(
+        env,
+        (new_games.PlayerIn("Ada", emails[0]), new_games.PlayerIn("Bo", emails[1])),
+        await_players=True,
+        first_player=0,
+    ).public_id
+    for seat in (0, 1):
+        (invitation,) = mails(env, public_id, seat, "invitation")
+        assert invitation.headers.get("Reply-To"), seat
+        flat = " ".join(invitation.text_body.split())
+        assert ANSWERED in flat and ANSWERED in " ".join(invitation.html_body.split()), seat
+    tokens = game_pages.seat_tokens(env, public_id)
+    new_games.accept(env, tokens[0], b"a" * 32, access.Client())
+    new_games.accept(env, tokens[1], b"b" * 32, access.Client())
+    (first,) = mails(env, public_id, 0, "dealt")
+    (second,) = mails(env, public_id, 1, "dealt")
+    assert ANSWERED not in " ".join(first.text_body.split())
+    assert "To move by mail" in first.text_body
+    for body in (second.text_body, second.html_body):
+        assert ANSWERED in " ".join(body.split())
+    address = second.headers["Reply-To"]
+    early = replies.handle_mail(env, _reply(address, "take camels", "said.1"), [address])
+    assert early.outcome == "refused"  # read, and answered: it is not Bo's turn
+    play(env, public_id, 1)  # Ada's first move: now it is Bo's turn
+    legal = game_pages.legal_moves(env, tokens[1])
+    late = replies.handle_mail(env, _reply(address, legal[0], "said.2"), [address])
+    assert late.outcome == "refused" and "position as it is now" in late.detail, late
+    (turn,) = mails(env, public_id, 1, "your_turn")
+    there = turn.headers["Reply-To"]
+    played = replies.handle_mail(env, _reply(there, legal[0], "said.3"), [there])
+    assert played.outcome == "accepted", played

@@ -310,6 +310,39 @@ def test_erasing_an_account_keeps_every_record_verifying(client, env):
     assert client.get("/me").status_code == 403
 
 
+@pytest.mark.parametrize(("language", "word"), [("fa", "پاک"), ("zh", "删除")])
+def test_erasing_is_confirmed_with_the_readers_own_word(client, env, language, word):
+    """The page asks for the word in the reader's language, and takes it (or "erase")."""
+    email = f"leaving-{language}@example.test"
+    new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Leaving", email, language),
+            new_games.PlayerIn("Bo", "bo@example.test"),
+        ),
+    )
+    sign_in(client, env, email)
+    page = client.get(f"/me?lang={language}")
+    assert f"<b>{word}</b>" in page.text and "<b>erase</b>" not in page.text
+    refused = client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "no"})
+    assert refused.status_code == 400 and word in refused.text
+    assert "erase" not in re.sub(r"<[^>]+>", " ", refused.text.split("<main", 1)[1])
+    done = client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": f" {word} "})
+    assert done.status_code == 200 and "/me/erase" not in done.text
+
+
+def test_erasing_takes_the_english_word_on_any_page(client, env):
+    email = "leaving-en@example.test"
+    new_games.create_game(
+        env,
+        (new_games.PlayerIn("Leaving", email, "uk"), new_games.PlayerIn("Bo", "bo@example.test")),
+    )
+    sign_in(client, env, email)
+    page = client.get("/me?lang=uk")
+    done = client.post("/me/erase", data={"csrf_token": csrf_of(page.text), "confirm": "Erase"})
+    assert done.status_code == 200 and "/me/erase" not in done.text
+
+
 def test_a_players_public_page_shows_nothing_a_seat_may_not_see(client, env):
     email = "public@example.test"
     running = new_game(env)

@@ -5,6 +5,9 @@ what the button does and changes nothing; the token opens no game."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from sqlalchemy import select
 
@@ -110,3 +113,104 @@ def test_the_page_is_translated(env, app, language, words):
     path = _unsubscribe_path(mails(env, public_id, seat=0, kind="invitation")[0])
     page = app.test_client().get(f"{path}?lang={language}")
     assert words in page.data.decode()
+
+
+def _uk_game(env, emails) -> str:
+    from pbem.services.play import new_games
+
+    return new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Оля", emails[0], "uk", "Europe/Kyiv"),
+            new_games.PlayerIn("Bo", emails[1], "en", "UTC"),
+        ),
+        first_player=0,
+    ).public_id
+
+
+def test_the_page_speaks_the_seats_language_and_its_switcher_stays_on_the_link(env, app):
+    """The mail was in Ukrainian: so is its page, whatever the browser asks for; after the
+    POST the language links still lead to this link's page, not to a seat page (403)."""
+    emails = ("unsub-olya@example.test", "unsub-bo2@example.test")
+    public_id = _uk_game(env, emails)
+    path = _unsubscribe_path(mails(env, public_id, seat=0, kind="invitation")[0])
+    fresh = app.test_client()
+    page = fresh.get(path, headers={"Accept-Language": "en"}).data.decode()
+    assert 'lang="uk"' in page and "Менше листів" in page
+    answer = fresh.post(path, headers={"Accept-Language": "en"}).data.decode()
+    assert "Менше листів" in answer
+    links = re.findall(r'hreflang="(\w+)" href="([^"]+)"', answer)
+    assert len(links) == 4
+    for code, href in links:
+        href = html.unescape(href)
+        assert href == f"{path}?lang={code}", href
+        assert fresh.get(href).status_code == 200
+    assert "Less mail" in fresh.get(f"{path}?lang=en").data.decode()
+
+
+def test_the_page_offers_every_choice_and_an_undo(env, app):
+    """Besides the one-click digest: no mail about the game at all, and back to a mail on
+    every turn; each a POST with the same token (and the page's form token)."""
+    from pbem.services.mailing.told import wants
+    from tests.helpers import csrf_of
+
+    public_id = new_game(env, first=0, emails=EMAILS)
+    path = _unsubscribe_path(mails(env, public_id, seat=1, kind="invitation")[0])
+    browser = app.test_client()
+    page = browser.get(path).data.decode()
+    assert 'name="mode" value="invitations"' in page and "no mail about this game" in page
+    answer = browser.post(path, data={"csrf_token": csrf_of(page), "mode": "invitations"})
+    assert answer.status_code == 200, answer.data
+    assert _mode(env, public_id, 1) == "invitations"
+    with env.db.read() as session:
+        game = session.scalars(select(Game).where(Game.public_id == public_id)).one()
+        assert not wants(game, 1, "your_turn") and not wants(game, 1, "game_over")
+    text = answer.data.decode()
+    assert "No more mail comes about your game against Ada" in text
+    assert 'value="each"' in text and 'value="digest"' in text
+    undo = browser.post(path, data={"csrf_token": csrf_of(text), "mode": "each"})
+    assert "comes on every turn again" in undo.data.decode()
+    assert _mode(env, public_id, 1) == "each"
+    # a choice needs the page's form token; a mode that is no choice is refused
+    assert app.test_client().post(path, data={"mode": "invitations"}).status_code == 400
+    assert _mode(env, public_id, 1) == "each"
+    bad = browser.post(path, data={"csrf_token": csrf_of(text), "mode": "weekly"})
+    assert bad.status_code == 400 and _mode(env, public_id, 1) == "each"
+
+
+@pytest.mark.parametrize("language", ["el", "fa", "uk", "zh"])
+def test_the_choices_are_translated(env, app, language):
+    public_id = new_game(env, first=0, emails=EMAILS)
+    path = _unsubscribe_path(mails(env, public_id, seat=1, kind="invitation")[0])
+    page = app.test_client().get(f"{path}?lang={language}").data.decode()
+    assert "no mail about this game" not in page and "Or choose" not in page
+    assert 'value="invitations"' in page
+
+
+def test_the_digest_s_page_offers_the_digest_back_and_every_move(env, app):
+    """After the digest's one-click stop, its page offers the digest again (the undo) and
+    a mail on every move; the undo puts the account and the seats it took off back."""
+    from tests.helpers import csrf_of
+
+    emails = ("unsub-undo@example.test", "unsub-undo-other@example.test")
+    public_id = new_game(env, first=0, emails=emails)
+    seat_settings.set_mail_mode(env, token(env, public_id, 0), "digest", access.Client())
+    env.clock.advance(days=1)
+    assert jobs.send_digests(env) >= 1
+    with env.db.read() as session:
+        digest = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.kind == "digest", OutboxMessage.to_addr == emails[0]
+            )
+        ).one()
+    path = _unsubscribe_path(digest)
+    browser = app.test_client()
+    stopped = browser.post(path).data.decode()
+    assert _mode(env, public_id, 0) == "invitations"
+    assert 'value="digest"' in stopped and 'value="each"' in stopped
+    back = browser.post(path, data={"csrf_token": csrf_of(stopped), "mode": "digest"})
+    assert "comes as one daily digest again" in back.data.decode()
+    assert _mode(env, public_id, 0) == "digest"
+    with env.db.read() as session:
+        player = session.scalars(select(Player).where(Player.email == emails[0])).one()
+        assert player.mail_mode == "digest"

@@ -138,6 +138,8 @@ def write(env: Env, game: Game, seat: int, draft: Draft, now: datetime) -> Writt
         game_url=env.game_url(game.public_id),
         link=context.get("link") or seat_link(env, game, seat),
         reply_to=headers.get("Reply-To") if draft.reply_n is not None else None,
+        # a reply is read but plays no move yet: the mail says what a reply does
+        answer_to=headers.get("Reply-To") if draft.reply_n is None else None,
         now=now,
     )
     to_seat = game.seats[seat]
