@@ -166,6 +166,18 @@ def _colour_cost(a: Past, b: Past) -> int:
     return 2 if unbalanced else 1
 
 
+def _must(past: Past) -> bool:
+    """Whether a player's wish is absolute (as FIDE's): they moved first two more times
+    than second (or second two more than first), or the same way in their last two games."""
+    balance = sum(1 if c else -1 for c in past.colours)
+    return abs(balance) >= 2 or (len(past.colours) >= 2 and past.colours[-1] == past.colours[-2])
+
+
+def _clash(a: Past, b: Past) -> bool:
+    """Both must move first, or both must move second: one of them would go a third time."""
+    return _must(a) and _must(b) and _wish(a) == _wish(b) != 0
+
+
 def _first_of(a: str, b: str, past: dict[str, Past], coin: int) -> tuple[str, str]:
     """Who moves first: the one that should (colour balance, then alternation), else the
     one with fewer firsts, else the seed's coin."""
@@ -184,9 +196,10 @@ def swiss_weights(
     """The weighted edges of the Swiss graph, every pair of ``order`` (and the bye's
     vertex, last, when the count is odd), in order.
 
-    A weight packs three numbers, each worth more than any sum of those after it over a
-    whole matching: fewest earlier meetings (a bye counts as meeting the bye), closest
-    scores (the square of the difference; for the bye, to the lowest score), colours
+    A weight packs four numbers, each worth more than any sum of those after it over a
+    whole matching: fewest earlier meetings (a bye counts as meeting the bye), no two
+    players whose colour wishes are absolute and the same (``_clash``), closest scores
+    (the square of the difference; for the bye, to the lowest score), colours
     (``_colour_cost``). Among matchings of equal weight the seeded order of the vertices
     decides (``swiss-order/<round>``), through the order the graph is built in.
 
@@ -199,20 +212,22 @@ def swiss_weights(
     top_diff = round_no * round_no
     shift_c = 0
     shift_b = shift_c + (2 * pairs).bit_length() + 1
-    shift_a = shift_b + (top_diff * pairs).bit_length() + 1
+    shift_m = shift_b + (top_diff * pairs).bit_length() + 1
+    shift_a = shift_m + pairs.bit_length() + 1
     edges = []
     for i, x in enumerate(nodes):
         for y in nodes[i + 1 :]:
             if y == _BYE:
                 met = past[x].byes
                 diff = past[x].points - lowest
-                colour = 0
+                colour, clash = 0, False
             else:
                 met = past[x].met.get(y, 0)
                 diff = past[x].points - past[y].points
-                colour = _colour_cost(past[x], past[y])
+                colour, clash = _colour_cost(past[x], past[y]), _clash(past[x], past[y])
             weight = (
                 (top_meet - min(met, top_meet)) << shift_a
+                | (0 if clash else 1) << shift_m
                 | (top_diff - min(diff * diff, top_diff)) << shift_b
                 | (2 - colour) << shift_c
             )

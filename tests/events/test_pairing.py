@@ -168,6 +168,8 @@ def test_swiss_avoids_rematches_gives_no_second_bye_and_balances_colours(n, seed
     assert max(byes.values(), default=0) <= 1
     if n >= 8:  # a few rounds among many players: a rematch is never forced
         assert max(met.values()) == 1
+    if n < 8:  # few players: avoiding a rematch or a second bye may force a colour
+        return
     for e in people:
         firsts = sum(1 for p in pairings if p.first == e.id and p.second is not None)
         seconds = sum(1 for p in pairings if p.second == e.id)
