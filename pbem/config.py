@@ -195,8 +195,12 @@ class Config:
     upload_days: int = 7
     upload_max_files: int = 500
     #: Moves of finished games the scheduler's ``analyse`` job judges in one run (each
-    #: takes a few tenths of a second of one core: docs/analysis.md).
-    analysis_moves: int = 24
+    #: takes a few tenths of a second of one core, stored a few at a time as they come:
+    #: docs/analysis.md); a whole match, so a game ended is analysed in one run.
+    analysis_moves: int = 200
+    #: Processes that judge those moves side by side (PBEM_ANALYSIS_WORKERS; the
+    #: environment's default is the machine's cores, 1 judges in the scheduler itself).
+    analysis_workers: int = 1
     upload_max_bytes: int = 100 * 1024 * 1024
     #: Replayed positions kept per process (0 turns the cache off; the load benchmark
     #: measures both).
@@ -413,7 +417,8 @@ def from_env() -> Config:
         smtp_password=os.environ.get("PBEM_SMTP_PASSWORD", ""),
         smtp_tls=tls,
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
-        analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
+        analysis_moves=_int("PBEM_ANALYSIS_MOVES", "200"),
+        analysis_workers=_int("PBEM_ANALYSIS_WORKERS", str(os.cpu_count() or 1)),
         every=every,
         retention=Retention.from_env(),
         lease_seconds=lease_seconds,

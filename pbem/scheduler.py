@@ -80,6 +80,8 @@ def add_jobs(
     every = env.config.every
     # one run of the computer's moves at a time, woken at once by the move that asks for it
     play = wakeup.Coalesced(lambda: computer.computer_moves(env))
+    # one run of the analysis at a time, woken at once by the move that ends a game
+    study = wakeup.Coalesced(lambda: analysis.analyse(env))
     job_list: list[tuple[str, Callable[[], Any], int]] = [
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),
@@ -87,7 +89,7 @@ def add_jobs(
         ("limits", lambda: limits.purge(env), every.purge),  # ended rate-limit windows
         ("computer", play, every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
-        ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
+        ("analyse", study, every.analyse),  # finished games' moves
         # sent mails' words pruned, clients' addresses reduced (Config.retention)
         ("retention", lambda: retention.run(env), every.retention),
     ]
@@ -107,7 +109,10 @@ def add_jobs(
             coalesce=True,
             next_run_time=env.clock.now(),
         )
-    return wakeup.attach(scheduler, env.db, _guarded("computer", play, lease, lost))
+    woken = wakeup.Both(
+        _guarded("computer", play, lease, lost), _guarded("analyse", study, lease, lost)
+    )
+    return wakeup.attach(scheduler, env.db, woken)
 
 
 def run_forever(env: Env) -> None:

@@ -1,5 +1,6 @@
 """The computer's wake-up: the transaction that makes it the computer's turn tells the
-scheduler, which plays the move at once instead of at its next ``computer`` run.
+scheduler, which plays the move at once instead of at its next ``computer`` run; the
+transaction that ends a game does the same, for its analysis.
 
 On PostgreSQL the transaction sends ``NOTIFY pbem_computer``, which the server delivers
 when it commits (never for a transaction rolled back), to the scheduler's ``LISTEN`` on a
@@ -35,6 +36,13 @@ def computer_to_move(session: Session) -> None:
     """In the transaction that makes it the computer's turn: wake the scheduler on commit."""
     if session.get_bind().dialect.name == "postgresql":
         session.connection().execute(_NOTIFY)
+
+
+def game_over(session: Session) -> None:
+    """In the transaction that ends a game: wake the scheduler on commit, which starts the
+    game's analysis at once (the same signal: a wake-up runs both jobs, each finding
+    nothing to do is a query)."""
+    computer_to_move(session)
 
 
 class Listener(Protocol):
