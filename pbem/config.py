@@ -72,6 +72,9 @@ class Limits:
     refusals_per_seat: str = "5 per hour; 20 per day"
     #: Record files opened on the home page, per client.
     uploads_per_client: str = "10 per hour; 50 per day"
+    #: Analyses of uploaded record files asked for, per client (each costs the scheduler
+    #: seconds of every core: docs/analysis.md).
+    record_analyses_per_client: str = "5 per hour; 20 per day"
 
     def check(self) -> Limits:
         from limits import parse_many

@@ -27,7 +27,7 @@ from .mail.delivery import backend_for
 from .services.core import limits
 from .services.core.env import Env
 from .services.play import computer
-from .services.records import analysis
+from .services.records import analysis, record_analysis
 from .services.scheduled import jobs, retention
 from .store.db import DatabaseUnavailable, Fenced
 
@@ -67,6 +67,15 @@ def _guarded(
     return run
 
 
+def _analyse(env: Env) -> str | None:
+    """The finished games' analyses, then the uploaded records' asked for."""
+    games = analysis.analyse(env)
+    records = record_analysis.analyse(env)
+    if not (games or records):
+        return None
+    return f"{games}; record files: {records}"
+
+
 def add_jobs(
     scheduler: BaseScheduler,
     env: Env,
@@ -81,7 +90,7 @@ def add_jobs(
     # one run of the computer's moves at a time, woken at once by the move that asks for it
     play = wakeup.Coalesced(lambda: computer.computer_moves(env))
     # one run of the analysis at a time, woken at once by the move that ends a game
-    study = wakeup.Coalesced(lambda: analysis.analyse(env))
+    study = wakeup.Coalesced(lambda: _analyse(env))
     job_list: list[tuple[str, Callable[[], Any], int]] = [
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),

@@ -281,7 +281,7 @@ def analyse_slice(
     verdicts = judge_all(tasks(replay.states, moves, indices), executor)
     stored, batch = 0, []
     for i, verdict in zip(indices, verdicts, strict=True):
-        batch.append(_row(replay, i, verdict))
+        batch.append(judged_row(replay, i, verdict))
         if len(batch) < STORE_EVERY and i + 1 < stop:
             continue
         try:
@@ -298,7 +298,7 @@ def analyse_slice(
     return stored
 
 
-def _row(replay: Replay, i: int, verdict: Verdict | None) -> dict[str, Any]:
+def judged_row(replay: Replay, i: int, verdict: Verdict | None) -> dict[str, Any]:
     """Move ``i + 1`` of the log as judged, as the recorder stores it."""
     entry = replay.moves[i]
     before = replay.states[i]
