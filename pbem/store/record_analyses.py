@@ -110,6 +110,12 @@ def store(
         raise AnalysisRace()
 
 
+def any_before(session: Session, before: datetime) -> bool:
+    """Whether an analysis was asked for before ``before`` (a read, to spare a write)."""
+    query = select(RecordAnalysis.digest).where(RecordAnalysis.asked_at < before).limit(1)
+    return session.scalar(query) is not None
+
+
 def forget_before(session: Session, before: datetime) -> int:
     """Drop the analyses asked for before ``before`` (their uploads are gone by then)."""
     gone = session.execute(delete(RecordAnalysis).where(RecordAnalysis.asked_at < before))

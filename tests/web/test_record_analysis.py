@@ -55,7 +55,8 @@ def _ask(client, page: str):
 
 def test_an_uploaded_record_is_analysed_on_demand_and_shown_like_a_game(env):
     client = _client(env)
-    page = _upload(client, _record(env, 6))
+    data = _record(env, 6)
+    page = _upload(client, data)
     before = client.get(page + "?lang=en").text
     assert BUTTON in before and 'class="analysis"' not in before
     answer = _ask(client, page)
@@ -72,6 +73,11 @@ def test_an_uploaded_record_is_analysed_on_demand_and_shown_like_a_game(env):
     done = client.get(f"{page}?n=3&lang=en").text
     assert 'class="analysis"' in done and "Analysis in progress" not in done
     assert BUTTON not in done
+    assert _upload(client, data) == page  # the same file opened again: its analysis kept
+    assert 'class="analysis"' in client.get(page + "?lang=en").text
+    viewer = create_app(record=data).test_client()  # ``pbem view``: no scheduler, no button
+    alone = viewer.get("/r/" + page.rsplit("/", 1)[1] + "?lang=en")
+    assert alone.status_code == 200 and BUTTON not in alone.text
 
 
 def test_asking_is_limited_per_client_and_asking_again_is_free(env):
@@ -98,3 +104,16 @@ def test_a_record_that_fails_verification_is_not_analysed(env):
     page = _upload(client, json.dumps(_forged(json.loads(data))).encode())
     assert BUTTON not in client.get(page + "?lang=en").text
     assert _ask(client, page).status_code == 400
+
+
+def test_an_analysis_goes_when_uploads_are_no_longer_kept(env):
+    client = _client(env)
+    page = _upload(client, _record(env, 2, "expiring@example.test"))
+    assert _ask(client, page).status_code == 303
+    digest = page.rsplit("/", 1)[1]
+    while record_analysis.analyse(env, 100):
+        pass
+    assert record_analysis.shown(env, digest) is not None
+    env.clock.advance(days=env.config.upload_days, seconds=1)
+    record_analysis.analyse(env, 100)
+    assert record_analysis.shown(env, digest) is None

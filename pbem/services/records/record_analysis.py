@@ -87,8 +87,12 @@ def analyse(env: Env, budget: int | None = None) -> AnalyseReport:
     uploads are kept (``Config.upload_days``)."""
     left = env.config.analysis_moves if budget is None else budget
     report = AnalyseReport()
-    with env.db.write() as session:
-        rows.forget_before(session, env.clock.now() - timedelta(days=env.config.upload_days))
+    expired = env.clock.now() - timedelta(days=env.config.upload_days)
+    with env.db.read() as session:
+        stale = rows.any_before(session, expired)
+    if stale:  # a write only then: the job runs at every wake-up
+        with env.db.write() as session:
+            rows.forget_before(session, expired)
     tried: set[str] = set()
     executor: Executor | None = None
     with ExitStack() as stack:
