@@ -79,7 +79,8 @@ class Both:
     def join(self, timeout: float) -> None:
         """Wait for the analyses it started (a run stores as it goes: a cut loses little)."""
         for thread in self.threads:
-            thread.join(timeout)
+            if thread is not threading.current_thread():  # the lease lost in an analysis
+                thread.join(timeout)
 
 
 class Watcher:
