@@ -123,12 +123,15 @@ def _ticks(pid: int) -> int:
 
 
 def _children(pid: int) -> set[int]:
+    """Every descendant (the pool's workers are the children of a fork server)."""
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
             found |= {int(c) for c in (task / "children").read_text().split()}
         except OSError:
             continue
+    for child in list(found):
+        found |= _children(child)
     return found
 
 

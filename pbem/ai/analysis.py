@@ -187,12 +187,15 @@ def _judge_task(task: Task) -> Verdict | None:
 @contextmanager
 def pool(workers: int) -> Iterator[Executor | None]:
     """Processes to judge moves side by side (``None`` for one worker: judged in this
-    process). Started by "spawn": the scheduler that asks runs threads, which a fork
-    would copy mid-lock."""
+    process). Forked from a server process that has imported this module already (a
+    "forkserver", started the first time and kept): the scheduler that asks runs threads,
+    which a plain fork would copy mid-lock, and a fresh interpreter for each pool would
+    cost a second or more before the first verdict."""
     if workers <= 1:
         yield None
         return
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(workers, mp_context=context) as executor:
         yield executor
 

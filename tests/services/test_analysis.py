@@ -214,25 +214,26 @@ def test_a_whole_match_played_to_its_end_is_analysed_by_the_scheduler_job(env, c
 
 
 def test_the_first_verdicts_are_stored_before_the_whole_analysis_ends(env, monkeypatch):
-    """Stored ``STORE_EVERY`` at a time as they come: the replay shows the judged part,
-    "in progress" for the rest, while the job still judges it."""
+    """Stored as they come (the first alone, then ``STORE_EVERY`` at a time): the replay
+    shows the judged part, "in progress" for the rest, while the job still judges it."""
     while analysis.analyse(env, 100):  # the module's other games first
         pass
     public_id = _finished(env, 10)
-    seen: list[tuple[int, str]] = []
+    seen: dict[int, tuple[int, str]] = {}
     real = analysis.judge_all
 
     def watched(todo, executor=None):
         for k, verdict in enumerate(real(todo, executor)):
-            if k == analysis.STORE_EVERY:  # the next verdict asked: what shows meanwhile?
-                shown = _shown(env, public_id)
-                assert shown is not None
-                seen.append((shown.progress, shown.status))
+            shown = _shown(env, public_id)  # before verdict k is handed over: what shows?
+            assert shown is not None
+            seen[k] = (shown.progress, shown.status)
             yield verdict
 
     monkeypatch.setattr(analysis, "judge_all", watched)
     assert analysis.analyse(env, 100).moves == 11
-    assert seen == [(analysis.STORE_EVERY, "running")]
+    every = analysis.STORE_EVERY
+    assert seen[1] == (1, "running")  # the first verdict alone, at once
+    assert seen[1 + every] == (1 + every, "running")  # then a few at a time
     shown = _shown(env, public_id)
     assert shown is not None and shown.done and sorted(shown.moves) == list(range(1, 12))
 

@@ -202,8 +202,8 @@ class AnalyseReport:
         return f"{self.moves} moves of {self.games} games analysed, {self.races} races lost{failed}"
 
 
-#: Judged moves stored together: the replay shows them this soon, and a crash loses
-#: at most these (each a few tenths of a second of one core).
+#: Judged moves stored together (but the first of a game alone): the replay shows them
+#: this soon, and a crash loses at most these (each a few tenths of a second of a core).
 STORE_EVERY = 4
 
 
@@ -282,8 +282,8 @@ def analyse_slice(
     stored, batch = 0, []
     for i, verdict in zip(indices, verdicts, strict=True):
         batch.append(judged_row(replay, i, verdict))
-        if len(batch) < STORE_EVERY and i + 1 < stop:
-            continue
+        if len(batch) < STORE_EVERY and i + 1 < stop and stored + progress > 0:
+            continue  # the game's first verdict is stored alone: the page shows it at once
         try:
             with rows.racing(), env.db.write() as session:
                 rows.store(session, game_id, batch, progress + stored, env.clock.now())

@@ -150,8 +150,8 @@ def analyse_slice(
         indices, judge_all(tasks(replay.states, moves, indices), executor), strict=True
     ):
         batch.append(judged_row(replay, i, verdict))
-        if len(batch) < STORE_EVERY and i + 1 < stop:
-            continue
+        if len(batch) < STORE_EVERY and i + 1 < stop and stored + progress > 0:
+            continue  # the first verdict is stored alone: the page shows it at once
         try:
             with env.db.write() as session:
                 rows.store(session, digest, batch, progress + stored, env.clock.now())
