@@ -2,10 +2,12 @@
 
 Never while a game runs, to anyone: a correspondence game is played without the
 engine's help, so a running game has no analysis at all, not even a hidden one. Once a
-game is finished the scheduler's ``analyse`` job judges its moves a slice at a time
-(``Config.analysis_moves`` a run): one run never holds the scheduler long, a crash
-loses at most a slice, and the next run goes on where the stored progress says. Each
-move is judged from its mover's information only (``pbem.ai.analysis``).
+game is finished the scheduler's ``analyse`` job (woken by the move that ends it) judges
+its moves with a process per core (``Config.analysis_workers``), up to
+``Config.analysis_moves`` a run, and stores them as they come, a few at a time: the
+replay shows the first within seconds, a crash loses at most a few, and the next run
+goes on where the stored progress says. Each move is judged from its mover's
+information only (``pbem.ai.analysis``).
 
 The verdicts live in their own tables (``store/analyses.py``), never in the log or the
 record: they are the computer's opinion, and ``pbem analyse`` throws them away and
