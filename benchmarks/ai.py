@@ -5,7 +5,8 @@ asserts nothing. Each pair of matches shares a seed with the seats swapped. Goal
 "normal" wins ≥ 99 % against random and ≥ 75 % against greedy (the most valuable sale
 if any, else the most valuable take), ≤ 2 s per move of "normal" on a 2-core machine,
 and the analysis of a 150-move match (``pbem.ai.analysis``: every move judged from its
-mover's information, in one process, as the scheduler's job does it) in ≤ 60 s.
+mover's information, in one process; the scheduler's job runs one per core, which
+``benchmarks/analysis.py`` measures) in ≤ 60 s.
 """
 
 from __future__ import annotations
@@ -138,9 +139,9 @@ def _greedy_match(moves: int) -> tuple[list[Match], list[Move]]:
 
 
 def analysis(moves: int, noise_every: int = 3, salts: int = 2) -> None:
-    """The analysis of a ``moves``-move match in one process, as the scheduler's job runs it
-    (``pbem.ai.analysis.judge_move`` for every move), then its noise: every
-    ``noise_every``-th move judged again with ``salts`` other dice."""
+    """The analysis of a ``moves``-move match in one process (``pbem.ai.analysis.judge_move``
+    for every move; the scheduler's job spreads them over a process per core), then its
+    noise: every ``noise_every``-th move judged again with ``salts`` other dice."""
     states, log = _greedy_match(moves)
     times: list[float] = []
     verdicts = []

@@ -72,6 +72,9 @@ class Limits:
     refusals_per_seat: str = "5 per hour; 20 per day"
     #: Record files opened on the home page, per client.
     uploads_per_client: str = "10 per hour; 50 per day"
+    #: Analyses of uploaded record files asked for, per client (each costs the scheduler
+    #: seconds of every core: docs/analysis.md).
+    record_analyses_per_client: str = "5 per hour; 20 per day"
 
     def check(self) -> Limits:
         from limits import parse_many
@@ -196,8 +199,12 @@ class Config:
     upload_days: int = 7
     upload_max_files: int = 500
     #: Moves of finished games the scheduler's ``analyse`` job judges in one run (each
-    #: takes a few tenths of a second of one core: docs/analysis.md).
-    analysis_moves: int = 24
+    #: takes a few tenths of a second of one core, stored a few at a time as they come:
+    #: docs/analysis.md); a whole match, so a game ended is analysed in one run.
+    analysis_moves: int = 200
+    #: Processes that judge those moves side by side (PBEM_ANALYSIS_WORKERS; the
+    #: environment's default is the machine's cores, 1 judges in the scheduler itself).
+    analysis_workers: int = 1
     upload_max_bytes: int = 100 * 1024 * 1024
     #: Replayed positions kept per process (0 turns the cache off; the load benchmark
     #: measures both).
@@ -414,7 +421,8 @@ def from_env() -> Config:
         smtp_password=os.environ.get("PBEM_SMTP_PASSWORD", ""),
         smtp_tls=tls,
         replay_cache=_int("PBEM_REPLAY_CACHE", "512"),
-        analysis_moves=_int("PBEM_ANALYSIS_MOVES", "24"),
+        analysis_moves=_int("PBEM_ANALYSIS_MOVES", "200"),
+        analysis_workers=_int("PBEM_ANALYSIS_WORKERS", str(os.cpu_count() or 1)),
         every=every,
         retention=Retention.from_env(),
         lease_seconds=lease_seconds,

@@ -28,7 +28,7 @@ from .services.core import limits
 from .services.core.env import Env
 from .services.events import rounds
 from .services.play import computer
-from .services.records import analysis
+from .services.records import analysis, record_analysis
 from .services.scheduled import jobs, retention
 from .store.db import DatabaseUnavailable, Fenced
 
@@ -68,6 +68,15 @@ def _guarded(
     return run
 
 
+def _analyse(env: Env) -> str | None:
+    """The finished games' analyses, then the uploaded records' asked for."""
+    games = analysis.analyse(env)
+    records = record_analysis.analyse(env)
+    if not (games or records):
+        return None
+    return f"{games}; record files: {records}"
+
+
 def add_jobs(
     scheduler: BaseScheduler,
     env: Env,
@@ -81,6 +90,8 @@ def add_jobs(
     every = env.config.every
     # one run of the computer's moves at a time, woken at once by the move that asks for it
     play = wakeup.Coalesced(lambda: computer.computer_moves(env))
+    # one run of the analysis at a time, woken at once by the move that ends a game
+    study = wakeup.Coalesced(lambda: _analyse(env))
     job_list: list[tuple[str, Callable[[], Any], int]] = [
         ("deliver", lambda: jobs.deliver_mail(env, backend), every.deliver),
         ("clock", lambda: jobs.run_clock(env), every.clock),
@@ -88,7 +99,7 @@ def add_jobs(
         ("limits", lambda: limits.purge(env), every.purge),  # ended rate-limit windows
         ("computer", play, every.computer),
         ("computer-sweep", lambda: computer.computer_moves(env, recent=None), every.computer_sweep),
-        ("analyse", lambda: analysis.analyse(env), every.analyse),  # finished games' moves
+        ("analyse", study, every.analyse),  # finished games' moves
         # sent mails' words pruned, clients' addresses reduced (Config.retention)
         ("retention", lambda: retention.run(env), every.retention),
         # events due started; timeouts claimed, rounds ended, the next paired
@@ -110,7 +121,10 @@ def add_jobs(
             coalesce=True,
             next_run_time=env.clock.now(),
         )
-    return wakeup.attach(scheduler, env.db, _guarded("computer", play, lease, lost))
+    woken = wakeup.Both(
+        _guarded("computer", play, lease, lost), _guarded("analyse", study, lease, lost)
+    )
+    return wakeup.attach(scheduler, env.db, woken)
 
 
 def run_forever(env: Env) -> None:

@@ -1,4 +1,5 @@
-"""The scheduler plays the computer's move as soon as it is the computer's turn.
+"""The scheduler plays the computer's move as soon as it is the computer's turn, and
+begins a game's analysis as soon as it ends.
 
 The move that makes it the computer's turn wakes the scheduler (``store/wakeup.py``:
 NOTIFY on PostgreSQL, a short poll of the move log on SQLite), and a thread of the
@@ -6,7 +7,8 @@ scheduler's own, started and stopped with it, then runs the ``computer`` job at 
 The job's interval (``PBEM_COMPUTER_EVERY``) stays, for a wake-up that was missed (the
 listener's connection lost, a scheduler started after the move). Both go through one
 ``Coalesced`` run, so the job never runs twice at once and a wake-up during a run makes
-one more run after it, not one lost.
+one more run after it, not one lost. The move that ends a game wakes it the same way,
+and each wake-up also runs the ``analyse`` job in a thread of its own (``Both``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,30 @@ class Coalesced:
                 self._running = False
 
 
+class Both:
+    """A wake-up's two jobs: the computer's move in the watcher's thread, and the analysis
+    of a game just ended in a thread of its own (a match's analysis takes seconds, which
+    the computer's next move must not wait for). Both are ``Coalesced``: a wake-up while
+    one runs makes it run once more, never twice at once."""
+
+    def __init__(self, play: Callable[[], Any], study: Callable[[], Any]) -> None:
+        self.play, self.study = play, study
+        self.threads: list[threading.Thread] = []
+
+    def __call__(self) -> None:
+        self.threads = [t for t in self.threads if t.is_alive()]
+        thread = threading.Thread(target=self.study, name="pbem-analyse", daemon=True)
+        self.threads.append(thread)
+        thread.start()
+        self.play()
+
+    def join(self, timeout: float) -> None:
+        """Wait for the analyses it started (a run stores as it goes: a cut loses little)."""
+        for thread in self.threads:
+            if thread is not threading.current_thread():  # the lease lost in an analysis
+                thread.join(timeout)
+
+
 class Watcher:
     """Calls ``wake`` each time a move makes it the computer's turn, in a thread of its own."""
 
@@ -76,6 +102,8 @@ class Watcher:
         self.stop.set()
         if self.thread is not None and self.thread is not threading.current_thread():
             self.thread.join(timeout)
+        if isinstance(self.wake, Both):
+            self.wake.join(timeout)
 
     def run(self) -> None:
         while not self.stop.is_set():

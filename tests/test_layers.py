@@ -136,7 +136,19 @@ def test_the_engine_imports_nothing_of_pbem_and_no_server_library() -> None:
 
 
 #: What the computer player (``pbem.ai``) may import besides the engine: the standard library.
-AI_ALLOWED = ("pbem.engine", "__future__", "random", "math", "collections", "dataclasses", "typing")
+AI_ALLOWED = (
+    "pbem.engine",
+    "__future__",
+    "random",
+    "math",
+    "collections",
+    "dataclasses",
+    "typing",
+    # the analysis's process pool (``pbem.ai.analysis.pool``)
+    "multiprocessing",
+    "concurrent",
+    "contextlib",
+)
 
 
 def test_the_computer_player_imports_only_the_engine_and_the_standard_library() -> None:

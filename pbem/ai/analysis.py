@@ -25,8 +25,11 @@ thresholds and the noise.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pbem.engine.information import Information, information
@@ -168,15 +171,57 @@ def round_moves_before(states: Sequence[Match], moves: Sequence[Move], i: int) -
     return out
 
 
+#: One move to judge: the match before it, the move, the round's public moves before it.
+Task = tuple[Match, Move, Sequence[Move]]
+
+
+def tasks(states: Sequence[Match], moves: Sequence[Move], indices: range) -> list[Task]:
+    """The moves ``indices`` of a match to judge (``states[i]``: the match before ``moves[i]``)."""
+    return [(states[i], moves[i], round_moves_before(states, moves, i)) for i in indices]
+
+
+def _judge_task(task: Task) -> Verdict | None:
+    return judge_move(*task)
+
+
+@contextmanager
+def pool(workers: int) -> Iterator[Executor | None]:
+    """Processes to judge moves side by side (``None`` for one worker: judged in this
+    process). Forked from a server process that has imported this module already (a
+    "forkserver", started the first time and kept): the scheduler that asks runs threads,
+    which a plain fork would copy mid-lock, and a fresh interpreter for each pool would
+    cost a second or more before the first verdict."""
+    if workers <= 1:
+        yield None
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with ProcessPoolExecutor(workers, mp_context=context) as executor:
+        yield executor
+
+
+def judge_all(todo: Sequence[Task], executor: Executor | None = None) -> Iterator[Verdict | None]:
+    """Each task's verdict, in order, as soon as it and those before it are judged. A
+    verdict owes nothing to the process that made it (its dice are seeded by the mover's
+    information and the move), so judging in parallel gives the serial figures."""
+    if executor is None:
+        yield from map(_judge_task, todo)
+    else:
+        yield from executor.map(_judge_task, todo)
+
+
 __all__ = [
     "LABELS",
     "MARKS",
     "VERSION",
     "Verdict",
     "judge",
+    "judge_all",
     "judge_move",
     "label_of",
     "match_chance",
+    "pool",
     "round_chances",
     "round_moves_before",
+    "tasks",
 ]

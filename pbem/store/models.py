@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -489,3 +490,23 @@ class EventPairing(Base):
     first_id: Mapped[int] = mapped_column(ForeignKey("event_entrants.id"))
     second_id: Mapped[int | None] = mapped_column(ForeignKey("event_entrants.id"))
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+
+
+class RecordAnalysis(Base):
+    """The analysis of an uploaded record file, asked for on its replay
+    (``services/records/record_analysis.py``), keyed by the file's SHA-256. It keeps the
+    file's bytes (the scheduler that judges it may not see the web tier's uploads) and its
+    verdicts as JSON: one row, never part of a game."""
+
+    __tablename__ = "record_analyses"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    record: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(12))  # running, done
+    progress: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer)
+    #: The judged moves, a JSON list of ``analyses.MOVE_COLUMNS`` objects.
+    verdicts: Mapped[str] = mapped_column(Text, default="[]")
+    asked_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]

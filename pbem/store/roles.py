@@ -49,6 +49,8 @@ PRIVILEGES: dict[str, tuple[str, ...]] = {
     # the analysis of finished games: progress kept; deleted to be recomputed
     "analyses": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     "analysis_moves": ("SELECT", "INSERT", "DELETE"),
+    # uploaded records' analyses: asked for, progress kept, dropped with their upload
+    "record_analyses": ("SELECT", "INSERT", "UPDATE", "DELETE"),
     # the scheduler's lease: taken (the first time inserted), renewed, checked FOR KEY SHARE
     "scheduler_lease": ("SELECT", "INSERT", "UPDATE"),
     # an address whose mail bounces: marked, cleared when verified again or left

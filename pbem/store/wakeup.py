@@ -1,11 +1,14 @@
 """The computer's wake-up: the transaction that makes it the computer's turn tells the
-scheduler, which plays the move at once instead of at its next ``computer`` run.
+scheduler, which plays the move at once instead of at its next ``computer`` run; the
+transaction that ends a game does the same, for its analysis.
 
 On PostgreSQL the transaction sends ``NOTIFY pbem_computer``, which the server delivers
 when it commits (never for a transaction rolled back), to the scheduler's ``LISTEN`` on a
 connection of its own. On SQLite (one machine, no such messages) the scheduler asks
-ten times a second for the move log's newest id (the end of its primary key) and the
-number of games dealt (a scan of the games, which one machine's database keeps short).
+ten times a second for the move log's newest id (the end of its primary key), the
+number of games dealt (a scan of the games, which one machine's database keeps short)
+and the number of record files' analyses asked for (as short: they expire with the
+uploads).
 """
 
 from __future__ import annotations
@@ -20,13 +23,17 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from .db import Database, DatabaseUnavailable, is_sqlite
-from .models import Game, MoveRow
+from .models import Game, MoveRow, RecordAnalysis
 
 CHANNEL = "pbem_computer"
 #: Sent without waiting for its answer (``postgresql.py``): it comes with the COMMIT's,
 #: so a move against the computer stays two round trips.
 _NOTIFY = text(f"NOTIFY {CHANNEL}").execution_options(pbem_unanswered=True)
-_NEWEST = select(func.max(MoveRow.id), select(func.count(Game.dealt_at)).scalar_subquery())
+_NEWEST = select(
+    func.max(MoveRow.id),
+    select(func.count(Game.dealt_at)).scalar_subquery(),
+    select(func.count()).select_from(RecordAnalysis).scalar_subquery(),
+)
 #: SQLite: seconds between two looks at the move log.
 POLL = 0.1
 
@@ -35,6 +42,13 @@ def computer_to_move(session: Session) -> None:
     """In the transaction that makes it the computer's turn: wake the scheduler on commit."""
     if session.get_bind().dialect.name == "postgresql":
         session.connection().execute(_NOTIFY)
+
+
+def game_over(session: Session) -> None:
+    """In the transaction that ends a game, or asks for a record file's analysis: wake
+    the scheduler on commit, which begins the analysis at once (the computer's signal: a
+    wake-up runs both jobs, and one that finds nothing to do costs a query)."""
+    computer_to_move(session)
 
 
 class Listener(Protocol):
@@ -84,7 +98,8 @@ class _Notifications:
 
 
 class _Poll:
-    """SQLite: the move log's newest id and the games dealt, read every ``POLL`` seconds."""
+    """SQLite: the move log's newest id, the games dealt and the record files' analyses
+    asked for, read every ``POLL`` seconds."""
 
     def __init__(self, db: Database, poll: float) -> None:
         self.db, self.poll = db, poll

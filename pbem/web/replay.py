@@ -25,7 +25,7 @@ from ..i18n import lazy_gettext as _l
 from ..services.core import limits
 from ..services.core.errors import InvalidInput, Missing, ServiceError
 from ..services.core.integrity import Flag
-from ..services.records import audit, game_records, replay_access
+from ..services.records import audit, game_records, record_analysis, replay_access
 from ..services.records import uploads as record_uploads
 from ..services.records.analysis import Shown, chance_rounds
 from ..services.records.replay_frames import ALL, Replay, explore
@@ -309,23 +309,39 @@ def upload() -> Any:
 
 class Upload(NamedTuple):
     """What the page of an uploaded record says besides the replay: whether it passed the
-    check (which never covers the names), and the server's own game it copies, if any."""
+    check (which never covers the names), the server's own game it copies, if any, and
+    where to ask for its analysis (none: it cannot be, or it has been asked for)."""
 
     passes: bool
     held: game_records.HeldGame | None
+    analyse: str | None = None
 
 
-def _upload_of(opened: RecordFile) -> Upload:
+def _upload_of(opened: RecordFile, digest: str, analysis: Shown | None) -> Upload:
     passes = opened.report.first_failure is None
     env = current_app.extensions.get("pbem")  # ``pbem view`` has no server behind it
     held = game_records.held_game(env, opened.record) if passes and env is not None else None
-    return Upload(passes, held)
+    can = env is not None and analysis is None and record_analysis.analysable(opened)
+    analyse = url_for("replay.record_analyse", digest=digest) if can else None
+    return Upload(passes, held, analyse)
+
+
+@bp.post("/r/<digest>/analysis")
+def record_analyse(digest: str) -> Any:
+    """Ask for the analysis of an uploaded record (the button on its replay)."""
+    env = current_app.extensions.get("pbem")
+    if env is None:  # ``pbem view``: no scheduler to judge it
+        raise Missing(_l("There is no such record."))
+    record_analysis.ask(env, digest, _opened(digest), client())
+    return redirect(url_for("replay.record_replay", digest=digest), code=303)
 
 
 @bp.get("/r/<digest>")
 def record_replay(digest: str) -> Any:
     opened = _opened(digest)
     replay = opened.replay
+    env = current_app.extensions.get("pbem")
+    analysis = record_analysis.shown(env, digest) if env is not None else None
     return render_replay(
         replay,
         title=_l(
@@ -339,7 +355,8 @@ def record_replay(digest: str) -> Any:
         record_link=url_for("replay.record_file", digest=digest),
         whatif=lambda n: url_for("replay.record_whatif", digest=digest, n=n),
         flag=opened.flag,
-        upload=_upload_of(opened),
+        analysis=analysis,
+        upload=_upload_of(opened, digest, analysis),
     )
 
 

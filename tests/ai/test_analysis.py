@@ -146,3 +146,18 @@ def test_a_careless_game_has_marked_moves() -> None:
             assert verdicts.best != moves[i]
             break
     assert found
+
+
+def test_judged_in_parallel_the_verdicts_are_the_serial_ones():
+    """A process pool (the scheduler's, one process a core) gives the very verdicts one
+    process gives: the dice are the mover's information's and the move's, not a worker's."""
+    from pbem.ai.analysis import judge_all, pool, tasks
+
+    states, moves = _game(5, 8)
+    todo = tasks(states, moves, range(len(moves)))
+    serial = list(judge_all(todo))
+    with pool(2) as executor:
+        assert executor is not None
+        parallel = list(judge_all(todo, executor))
+    assert parallel == serial
+    assert all(v is not None for v in serial)

@@ -211,3 +211,44 @@ def test_a_whole_match_played_to_its_end_is_analysed_by_the_scheduler_job(env, c
     assert len(turns) >= total - 1
     page = client.get(f"/g/{public_id}/replay?n={total // 2}&lang=en").get_data(as_text=True)
     assert 'class="analysis"' in page and "Analysis in progress" not in page
+
+
+def test_the_first_verdicts_are_stored_before_the_whole_analysis_ends(env, monkeypatch):
+    """Stored as they come (the first alone, then ``STORE_EVERY`` at a time): the replay
+    shows the judged part, "in progress" for the rest, while the job still judges it."""
+    while analysis.analyse(env, 100):  # the module's other games first
+        pass
+    public_id = _finished(env, 10)
+    seen: dict[int, tuple[int, str]] = {}
+    real = analysis.judge_all
+
+    def watched(todo, executor=None):
+        for k, verdict in enumerate(real(todo, executor)):
+            shown = _shown(env, public_id)  # before verdict k is handed over: what shows?
+            assert shown is not None
+            seen[k] = (shown.progress, shown.status)
+            yield verdict
+
+    monkeypatch.setattr(analysis, "judge_all", watched)
+    assert analysis.analyse(env, 100).moves == 11
+    every = analysis.STORE_EVERY
+    assert seen[1] == (1, "running")  # the first verdict alone, at once
+    assert seen[1 + every] == (1 + every, "running")  # then a few at a time
+    shown = _shown(env, public_id)
+    assert shown is not None and shown.done and sorted(shown.moves) == list(range(1, 12))
+
+
+def test_the_job_judged_in_parallel_stores_what_one_process_stores(env):
+    """``Config.analysis_workers`` processes (the scheduler's default: one a core) store
+    the verdicts one process stores."""
+    while analysis.analyse(env, 100):
+        pass
+    public_id = _finished(env, 6)
+    game_id = _game_id(env, public_id)
+    assert analysis.analyse(env, 100).moves == 7
+    serial = _shown(env, public_id)
+    with env.db.write() as session:
+        analysis_rows.forget(session, game_id)
+    env.config = env.config.with_(analysis_workers=2)
+    assert analysis.analyse(env, 100).moves == 7
+    assert _shown(env, public_id) == serial

@@ -138,3 +138,41 @@ def test_the_scheduler_plays_the_computers_move_at_once_not_at_its_interval(env,
         scheduler.shutdown(wait=True)
     assert game_pages.seat_page(env, t, access.Client()).view.my_turn
     assert took < 10  # the benchmark measures it: well under a second on an idle machine
+
+
+def test_the_move_that_ends_a_game_starts_its_analysis_at_once(env):
+    """The ``analyse`` job's interval is an hour here: only the wake-up can start it; the
+    first verdicts are stored (and shown) while the rest are still being judged."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from pbem import scheduler as entry
+    from pbem.services.core import log
+    from pbem.services.records import analysis
+    from tests.mail.play import play
+
+    every = env.config.every
+    env.config = env.config.with_(every=type(every)(**{**vars(every), "analyse": 3600}))
+    public_id = new_game(env)
+    play(env, public_id, 12)
+    scheduler = BackgroundScheduler(timezone="UTC")
+    watcher = entry.add_jobs(scheduler, env)
+    for job in scheduler.get_jobs():  # no first runs: nothing but the wake-up analyses
+        job.pause()
+    scheduler.start()
+    try:
+        assert watcher.listening.wait(10)
+        ended = time.perf_counter()
+        moves.submit_move(env, token(env, public_id, 0), 13, "resign", access.Client())
+        shown = None
+        while time.perf_counter() - ended < 30:
+            with env.db.read() as session:
+                shown = analysis.shown(session, log.game_row(session, public_id))
+            if shown is not None and shown.progress:
+                break
+            time.sleep(0.05)
+        took = time.perf_counter() - ended
+        assert shown is not None and 0 < shown.progress < shown.total  # the rest to come
+    finally:
+        scheduler.shutdown(wait=True)
+    assert shown is not None and shown.progress > 0
+    assert took < 10  # the benchmark measures it: about a second on an idle machine

@@ -368,6 +368,8 @@ def _append(
             told.after_move(session, env, game, told.last_move(grown))
             if after.to_move is not None and game.seats[after.to_move].bot is not None:
                 wakeup.computer_to_move(session)  # its move at once, not at the next run
+            elif after.is_over:
+                wakeup.game_over(session)  # its analysis at once (docs/analysis.md)
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except MovedOn:  # another move took this n, or held SQLite's lock past the timeout

@@ -2,10 +2,12 @@
 
 Never while a game runs, to anyone: a correspondence game is played without the
 engine's help, so a running game has no analysis at all, not even a hidden one. Once a
-game is finished the scheduler's ``analyse`` job judges its moves a slice at a time
-(``Config.analysis_moves`` a run): one run never holds the scheduler long, a crash
-loses at most a slice, and the next run goes on where the stored progress says. Each
-move is judged from its mover's information only (``pbem.ai.analysis``).
+game is finished the scheduler's ``analyse`` job (woken by the move that ends it) judges
+its moves with a process per core (``Config.analysis_workers``), up to
+``Config.analysis_moves`` a run, and stores them as they come, a few at a time: the
+replay shows the first within seconds, a crash loses at most a few, and the next run
+goes on where the stored progress says. Each move is judged from its mover's
+information only (``pbem.ai.analysis``).
 
 The verdicts live in their own tables (``store/analyses.py``), never in the log or the
 record: they are the computer's opinion, and ``pbem analyse`` throws them away and
@@ -18,13 +20,15 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from ... import engine as jaipur
-from ...ai.analysis import MARKS, VERSION, judge_move, round_moves_before
+from ...ai.analysis import MARKS, VERSION, Verdict, judge_all, pool, tasks
 from ...i18n import lazy_gettext as _l
 from ...store import analyses as rows
 from ...store.models import Game
@@ -200,35 +204,53 @@ class AnalyseReport:
         return f"{self.moves} moves of {self.games} games analysed, {self.races} races lost{failed}"
 
 
+#: Judged moves stored together (but the first of a game alone): the replay shows them
+#: this soon, and a crash loses at most these (each a few tenths of a second of a core).
+STORE_EVERY = 4
+
+
 def analyse(env: Env, budget: int | None = None) -> AnalyseReport:
     """The scheduler's job: judge up to ``budget`` moves (``Config.analysis_moves``) of the
     finished games waiting for their analysis, oldest first; then, with the time left
     over, those analysed by an older method (``VERSION``), so that a better method
-    reaches the old games by itself."""
+    reaches the old games by itself. The moves are judged by ``Config.analysis_workers``
+    processes side by side (the same verdicts as one: ``pbem.ai.analysis.judge_all``),
+    started only when a game waits."""
     left = env.config.analysis_moves if budget is None else budget
     report = AnalyseReport()
     tried: set[int] = set()
-    while left > 0:
-        with env.db.read() as session:
-            ids = [i for i in rows.waiting(session, len(tried) + 8, VERSION) if i not in tried]
-        if not ids:
-            break
-        for game_id in ids:
-            tried.add(game_id)
-            try:
-                done = analyse_slice(env, game_id, left, report)
-            except Exception:  # one game that fails must not keep the others waiting
-                log.exception("the analysis of game %s failed", game_id)
-                report.failed += 1
-                continue
-            left -= done
-            if left <= 0:
+    executor: Executor | None = None
+    with ExitStack() as stack:
+        while left > 0:
+            with env.db.read() as session:
+                ids = [i for i in rows.waiting(session, len(tried) + 8, VERSION) if i not in tried]
+            if not ids:
                 break
+            if executor is None:
+                executor = stack.enter_context(pool(env.config.analysis_workers))
+            for game_id in ids:
+                tried.add(game_id)
+                try:
+                    done = analyse_slice(env, game_id, left, report, executor)
+                except Exception:  # one game that fails must not keep the others waiting
+                    log.exception("the analysis of game %s failed", game_id)
+                    report.failed += 1
+                    continue
+                left -= done
+                if left <= 0:
+                    break
     return report
 
 
-def analyse_slice(env: Env, game_id: int, budget: int, report: AnalyseReport | None = None) -> int:
-    """Judge the next ``budget`` moves of one finished game; how many were stored."""
+def analyse_slice(
+    env: Env,
+    game_id: int,
+    budget: int,
+    report: AnalyseReport | None = None,
+    executor: Executor | None = None,
+) -> int:
+    """Judge the next ``budget`` moves of one finished game, stored ``STORE_EVERY`` at a
+    time as they come; how many were stored."""
     report = report if report is not None else AnalyseReport()
     with env.db.read() as session:
         game = session.get(Game, game_id)
@@ -257,24 +279,32 @@ def analyse_slice(env: Env, game_id: int, budget: int, report: AnalyseReport | N
         progress = 0
     stop = min(total, progress + budget)
     moves = [jaipur.parse_move(m.move) for m in replay.moves]
-    judged = [_judge(replay, moves, i) for i in range(progress, stop)]
-    try:
-        with rows.racing(), env.db.write() as session:
-            rows.store(session, game_id, judged, progress, env.clock.now())
-    except rows.AnalysisRace:
-        report.races += 1
-        return 0
-    report.games += 1
-    report.moves += len(judged)
-    return len(judged)
+    indices = range(progress, stop)
+    verdicts = judge_all(tasks(replay.states, moves, indices), executor)
+    stored, batch = 0, []
+    for i, verdict in zip(indices, verdicts, strict=True):
+        batch.append(judged_row(replay, i, verdict))
+        if len(batch) < STORE_EVERY and i + 1 < stop and stored + progress > 0:
+            continue  # the game's first verdict is stored alone: the page shows it at once
+        try:
+            with rows.racing(), env.db.write() as session:
+                rows.store(session, game_id, batch, progress + stored, env.clock.now())
+        except rows.AnalysisRace:
+            report.races += 1
+            break
+        stored += len(batch)
+        batch = []
+    if stored:
+        report.games += 1
+        report.moves += stored
+    return stored
 
 
-def _judge(replay: Replay, moves: list[jaipur.Move], i: int) -> dict[str, Any]:
-    """Move ``i + 1`` of the log judged, as the recorder stores it."""
+def judged_row(replay: Replay, i: int, verdict: Verdict | None) -> dict[str, Any]:
+    """Move ``i + 1`` of the log as judged, as the recorder stores it."""
     entry = replay.moves[i]
     before = replay.states[i]
     seat = entry.seat if entry.seat is not None else before.to_move
-    verdict = judge_move(before, moves[i], round_moves_before(replay.states, moves, i))
     if verdict is None:  # resign, timeout, claim: not a turn of the card game
         empty = dict(before=None, after=None, best=None, drop=None, label=None)
         return dict(n=entry.n, seat=seat or 0, **empty)
