@@ -27,6 +27,7 @@ from ..store.db import DatabaseUnavailable
 from ..templating import register_filters
 from . import (
     api,
+    bot_api,
     csrf,
     dev,
     download,
@@ -120,7 +121,7 @@ def create_app(
 
     locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
     _icon(app)
-    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp):
+    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, bot_api.bp, download.bp):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)

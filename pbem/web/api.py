@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, g, jsonify, request
 
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
@@ -54,6 +54,11 @@ def _or_position(token: str, call: Callable[[], Any]) -> Any:
 
 
 def _token() -> str:
+    """The seat's token: the ``Authorization`` header's, or the bot's seat in the game
+    the URL names (``bot_api.py``: the bot's own token was checked there)."""
+    seat_token = g.get("pbem_seat_token")
+    if seat_token is not None:
+        return str(seat_token)
     header = request.headers.get("Authorization", "")[: inputs.MAX_SEGMENT + 16]
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip() or len(token) > inputs.MAX_SEGMENT:

@@ -1,0 +1,280 @@
+"""Bot accounts (docs/bots.md): registration and its token, the bot's seats through the
+API, its events (long poll and server-sent events), no mail to it, its badge, ratings
+and limits, and the example bot playing a whole game against a live server."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from pbem.config import Limits
+from pbem.services.accounts import bots
+from pbem.services.core import access
+from pbem.services.play import game_pages, moves, new_games
+from pbem.store.models import Game, OutboxMessage, Player
+from tests.helpers import csrf_of
+from tests.web.test_players import sign_in
+
+ROOT = Path(__file__).resolve().parents[2]
+_n = iter(range(1, 10**6))
+
+
+def person(env, name="Pat") -> Player:
+    """A signed-up person (the owner of bots)."""
+    from pbem.services.core.identity import player_for
+
+    email = f"owner{next(_n)}-{os.getpid()}@example.test"
+    with env.db.write() as session:
+        return player_for(session, email, name, env.clock.now()).id
+
+
+def registered(env, name="Robo"):
+    return bots.register(env, person(env), name)
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def invite(env, bot, first=0, other="ann@example.test"):
+    """A game of a person (seat 0) and the bot (seat 1), waiting for both to accept."""
+    created = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ann", other, "en", "UTC"),
+            new_games.PlayerIn(bot.name, bot.address, "en", "UTC"),
+        ),
+        first_player=first,
+        await_players=True,
+    )
+    return created
+
+
+def dealt(client, env, made, first=0):
+    """``made``'s bot invited and both accepted: the game is dealt."""
+    game = invite(env, made.bot, first)
+    answer = client.post(
+        f"/api/bot/games/{game.public_id}/accept", json={"entropy": "ab" * 16}, headers=auth(made.token)
+    )
+    assert answer.status_code == 200, answer.text
+    new_games.accept(env, game.tokens[0], b"x" * 16, access.Client())
+    return game
+
+
+def test_a_signed_in_person_registers_a_bot_and_sees_its_token_once(client, env):
+    sign_in(client, env, "maker@example.test")
+    page = client.get("/me")
+    answer = client.post("/me/bots", data={"csrf_token": csrf_of(page.text), "name": "Robo"})
+    assert answer.status_code == 200
+    token = re.search(r"(pbot_[A-Za-z0-9_\-]+)", answer.text).group(1)
+    assert "bot-" in answer.text and "@bots.invalid" in answer.text  # its address, to invite
+    again = client.get("/me")
+    assert token not in again.text and "Robo" in again.text
+    with env.db.read() as session:  # only its hash is kept
+        bot = session.scalars(select(Player).where(Player.display_name == "Robo")).one()
+        assert bot.bot_owner_id is not None and bot.bot_token_hash != token
+        assert token not in json.dumps([str(v) for v in vars(bot).values()])
+    assert client.get("/api/bot/account", headers=auth(token)).json["name"] == "Robo"
+
+
+def test_registering_needs_a_signed_in_person(client):
+    page = client.get("/")
+    answer = client.post("/me/bots", data={"csrf_token": csrf_of(page.text), "name": "Robo"})
+    assert answer.status_code == 403
+
+
+def test_a_forged_rotated_or_revoked_token_is_refused(client, env):
+    made = registered(env)
+    assert client.get("/api/bot/account", headers=auth(made.token)).status_code == 200
+    assert client.get("/api/bot/account", headers=auth(made.token + "x")).status_code == 403
+    assert client.get("/api/bot/account", headers=auth("pbot_" + "A" * 43)).status_code == 403
+    assert client.get("/api/bot/account").status_code == 403
+    owner = made.bot and _owner(env, made)
+    new = bots.rotate(env, owner, made.bot.public_id)
+    assert client.get("/api/bot/account", headers=auth(made.token)).status_code == 403
+    assert client.get("/api/bot/account", headers=auth(new)).status_code == 200
+    bots.revoke(env, owner, made.bot.public_id)
+    assert client.get("/api/bot/account", headers=auth(new)).status_code == 403
+    with pytest.raises(Exception):  # nobody else rotates it
+        bots.rotate(env, person(env), made.bot.public_id)
+
+
+def _owner(env, made):
+    with env.db.read() as session:
+        return session.get(Player, made.bot.id).bot_owner_id
+
+
+def test_a_bot_token_opens_only_the_bots_own_seats(client, env):
+    made = registered(env)
+    others = new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Ann", "ann@example.test", "en", "UTC"),
+            new_games.PlayerIn("Bob", "bob@example.test", "en", "UTC"),
+        ),
+    )
+    for path in ("seat", "legal-moves"):
+        answer = client.get(f"/api/bot/games/{others.public_id}/{path}", headers=auth(made.token))
+        assert answer.status_code == 403
+    refused = client.post(
+        f"/api/bot/games/{others.public_id}/moves", json={"n": 1, "move": "x"}, headers=auth(made.token)
+    )
+    assert refused.status_code == 403
+    assert client.get("/api/seat", headers=auth(made.token)).status_code == 403  # no seat token
+    # a seat token is not a bot token either
+    assert client.get("/api/bot/account", headers=auth(others.tokens[0])).status_code == 403
+
+
+def test_a_bot_is_invited_by_its_address_accepts_and_plays_with_no_mail_to_it(client, env):
+    made = registered(env)
+    game = invite(env, made.bot, first=1)
+    events = client.get("/api/bot/events", headers=auth(made.token)).json
+    assert {"type": "invited", "game": game.public_id, "seat": 1} in events["events"]
+    answer = client.post(
+        f"/api/bot/games/{game.public_id}/accept", json={"entropy": "cd" * 16}, headers=auth(made.token)
+    )
+    assert answer.json == {"accepted": True, "dealt": False}
+    new_games.accept(env, game.tokens[0], b"y" * 16, access.Client())
+    events = client.get("/api/bot/events", headers=auth(made.token)).json
+    assert events["events"] == [{"type": "turn", "game": game.public_id, "seat": 1, "n": 1}]
+    legal = client.get(f"/api/bot/games/{game.public_id}/legal-moves", headers=auth(made.token))
+    played = client.post(
+        f"/api/bot/games/{game.public_id}/moves",
+        json={"n": 1, "move": legal.json["moves"][0]},
+        headers=auth(made.token),
+    )
+    assert played.status_code == 201, played.text
+    seat = client.get(f"/api/bot/games/{game.public_id}/seat", headers=auth(made.token)).json
+    assert seat["seat"] == 1 and seat["moves"][0]["n"] == 1 and not seat["your_turn"]
+    with env.db.read() as session:
+        to_bot = session.scalars(
+            select(OutboxMessage).where(OutboxMessage.to_addr.contains("bots.invalid"))
+        ).all()
+        assert to_bot == []
+        to_ann = session.scalars(
+            select(OutboxMessage).where(
+                OutboxMessage.to_addr == "ann@example.test", OutboxMessage.game_id.is_not(None)
+            )
+        ).all()
+        assert to_ann  # the person is mailed as ever
+
+
+def test_the_long_poll_waits_and_answers_on_the_opponents_move(client, env, live_server):
+    made = registered(env)
+    game = dealt(client, env, made, first=0)
+    first = client.get("/api/bot/events", headers=auth(made.token)).json
+    assert first["events"] == []
+    done = queue.Queue()
+
+    def poll():
+        request = urllib.request.Request(
+            f"{live_server}/api/bot/events?wait=10&after={first['last']}", headers=auth(made.token)
+        )
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            done.put((time.monotonic(), json.load(answer)))
+
+    threading.Thread(target=poll, daemon=True).start()
+    time.sleep(0.5)
+    legal = game_pages.legal_moves(env, game.tokens[0])
+    moved = time.monotonic()
+    moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
+    at, answer = done.get(timeout=15)
+    assert at - moved < 1.0
+    kinds = [e["type"] for e in answer["events"]]
+    assert kinds == ["move", "turn"] and answer["events"][1]["n"] == 2
+    assert answer["last"] == answer["events"][0]["id"]
+
+
+def _stream(url, token, events, last_id=None):
+    headers = auth(token)
+    if last_id is not None:
+        headers["Last-Event-ID"] = str(last_id)
+    request = urllib.request.Request(f"{url}/api/bot/stream", headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.headers["Content-Type"].startswith("text/event-stream")
+        kind = None
+        for raw in answer:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                events.put((time.monotonic(), kind, json.loads(line[6:])))
+            elif line.startswith(": keep-alive"):
+                events.put((time.monotonic(), "keep-alive", None))
+
+
+def test_the_stream_delivers_the_turn_within_a_second_of_the_opponents_move(client, env, live_server):
+    made = registered(env)
+    game = dealt(client, env, made, first=0)
+    events = queue.Queue()
+    threading.Thread(target=_stream, args=(live_server, made.token, events), daemon=True).start()
+    time.sleep(1.0)  # the stream is open, and listening
+    legal = game_pages.legal_moves(env, game.tokens[0])
+    moved = time.monotonic()
+    moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
+    while True:
+        at, kind, data = events.get(timeout=10)
+        if kind == "turn":
+            break
+    assert at - moved < 1.0
+    assert data == {"type": "turn", "game": game.public_id, "seat": 1, "n": 2}
+
+
+def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(client, env, live_server):
+    made = registered(env)
+    game = dealt(client, env, made, first=0)
+    legal = game_pages.legal_moves(env, game.tokens[0])
+    moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
+    events = queue.Queue()
+    threading.Thread(
+        target=_stream, args=(live_server, made.token, events, 0), daemon=True
+    ).start()
+    told = [events.get(timeout=10)[1:] for _ in range(2)]
+    assert [kind for kind, _ in told] == ["move", "turn"]
+    assert told[0][1]["n"] == 1 and told[0][1]["mine"] is False
+
+
+def test_a_stream_ends_after_its_lifetime_with_keep_alives(client, env, live_server, monkeypatch):
+    from pbem.web import bot_api
+
+    made = registered(env)
+    monkeypatch.setattr(bots, "STREAM_SECONDS", 1.5)
+    monkeypatch.setattr(bot_api, "KEEPALIVE", 0.5)
+    events = queue.Queue()
+    thread = threading.Thread(target=_stream, args=(live_server, made.token, events))
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()  # the server closed it
+    kinds = []
+    while not events.empty():
+        kinds.append(events.get()[1])
+    assert "keep-alive" in kinds
+
+
+#: The badge after a bot's name, in each language the site speaks.
+BADGES = {"en": "Robo (bot)", "el": "(ρομπότ)", "fa": "(ربات)", "uk": "(бот)", "zh": "（机器人）"}
+
+
+@pytest.mark.parametrize("language", sorted(BADGES))
+def test_the_bot_badge_shows_in_each_language(client, env, language):
+    made = registered(env, "Robo")
+    game = dealt(client, env, made)
+    pages = [
+        client.get(f"/g/{game.public_id}?lang={language}"),
+        client.get(f"/s/{game.tokens[0]}?lang={language}"),
+        client.get(f"/p/{made.bot.public_id}?lang={language}"),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        assert BADGES[language] in page.text, (page.request.path, language)
