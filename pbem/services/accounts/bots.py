@@ -95,7 +95,9 @@ def register(env: Env, owner_id: int, name: str, client: Any = None) -> Register
         if owner is None or owner.erased_at is not None or owner.bot_owner_id is not None:
             raise NotAllowed()  # a bot cannot register bots
         if len(player_rows.bots_of(session, owner_id)) >= MAX_BOTS:
-            raise NotAllowed(_l("You have %(n)s bots already; delete one first.", n=MAX_BOTS))
+            raise NotAllowed(
+                _l("You have %(n)s bots already: the most one person may hold.", n=MAX_BOTS)
+            )
         public_id = new_public_id()
         bot = Player(
             public_id=public_id,
@@ -119,7 +121,7 @@ def register(env: Env, owner_id: int, name: str, client: Any = None) -> Register
     return made
 
 
-_TOO_MANY = _l("You have done that many times lately; try again later.")
+_TOO_MANY = _l("You have registered many bots lately; try again later.")
 
 
 def _owned(session: Session, owner_id: int, bot_id: str) -> Player:
