@@ -21,7 +21,9 @@ TOKEN = os.environ["PBEM_BOT_TOKEN"]
 def call(path, body=None):
     """GET (no body) or POST (a JSON body) with the bot's token; the JSON answer."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(URL + path, data=data, method="GET" if body is None else "POST")
+    request = urllib.request.Request(
+        URL + path, data=data, method="GET" if body is None else "POST"
+    )
     request.add_header("Authorization", "Bearer " + TOKEN)
     request.add_header("Content-Type", "application/json")
     try:

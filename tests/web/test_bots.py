@@ -65,7 +65,9 @@ def dealt(client, env, made, first=0):
     """``made``'s bot invited and both accepted: the game is dealt."""
     game = invite(env, made.bot, first)
     answer = client.post(
-        f"/api/bot/games/{game.public_id}/accept", json={"entropy": "ab" * 16}, headers=auth(made.token)
+        f"/api/bot/games/{game.public_id}/accept",
+        json={"entropy": "ab" * 16},
+        headers=auth(made.token),
     )
     assert answer.status_code == 200, answer.text
     new_games.accept(env, game.tokens[0], b"x" * 16, access.Client())
@@ -128,7 +130,9 @@ def test_a_bot_token_opens_only_the_bots_own_seats(client, env):
         answer = client.get(f"/api/bot/games/{others.public_id}/{path}", headers=auth(made.token))
         assert answer.status_code == 403
     refused = client.post(
-        f"/api/bot/games/{others.public_id}/moves", json={"n": 1, "move": "x"}, headers=auth(made.token)
+        f"/api/bot/games/{others.public_id}/moves",
+        json={"n": 1, "move": "x"},
+        headers=auth(made.token),
     )
     assert refused.status_code == 403
     assert client.get("/api/seat", headers=auth(made.token)).status_code == 403  # no seat token
@@ -142,7 +146,9 @@ def test_a_bot_is_invited_by_its_address_accepts_and_plays_with_no_mail_to_it(cl
     events = client.get("/api/bot/events", headers=auth(made.token)).json
     assert {"type": "invited", "game": game.public_id, "seat": 1} in events["events"]
     answer = client.post(
-        f"/api/bot/games/{game.public_id}/accept", json={"entropy": "cd" * 16}, headers=auth(made.token)
+        f"/api/bot/games/{game.public_id}/accept",
+        json={"entropy": "cd" * 16},
+        headers=auth(made.token),
     )
     assert answer.json == {"accepted": True, "dealt": False}
     new_games.accept(env, game.tokens[0], b"y" * 16, access.Client())
@@ -214,7 +220,9 @@ def _stream(url, token, events, last_id=None):
                 events.put((time.monotonic(), "keep-alive", None))
 
 
-def test_the_stream_delivers_the_turn_within_a_second_of_the_opponents_move(client, env, live_server):
+def test_the_stream_delivers_the_turn_within_a_second_of_the_opponents_move(
+    client, env, live_server
+):
     made = registered(env)
     game = dealt(client, env, made, first=0)
     events = queue.Queue()
@@ -237,9 +245,7 @@ def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(client, e
     legal = game_pages.legal_moves(env, game.tokens[0])
     moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
     events = queue.Queue()
-    threading.Thread(
-        target=_stream, args=(live_server, made.token, events, 0), daemon=True
-    ).start()
+    threading.Thread(target=_stream, args=(live_server, made.token, events, 0), daemon=True).start()
     told = [events.get(timeout=10)[1:] for _ in range(2)]
     assert [kind for kind, _ in told] == ["move", "turn"]
     assert told[0][1]["n"] == 1 and told[0][1]["mine"] is False
@@ -278,3 +284,98 @@ def test_the_bot_badge_shows_in_each_language(client, env, language):
     for page in pages:
         assert page.status_code == 200
         assert BADGES[language] in page.text, (page.request.path, language)
+
+
+def test_the_opponents_mail_and_the_replay_mark_the_bot(client, env):
+    made = registered(env, "Robo")
+    game = dealt(client, env, made)
+    with env.db.read() as session:
+        mails = session.scalars(
+            select(OutboxMessage).where(OutboxMessage.to_addr == "ann@example.test")
+        ).all()
+        written = [m for m in mails if m.text_body and game.public_id in (m.text_body or "")]
+    assert written and all("Robo (bot)" in m.text_body for m in written)
+    legal = game_pages.legal_moves(env, game.tokens[0])
+    moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
+    replay = client.get(f"/s/{game.tokens[0]}/replay")
+    assert replay.status_code == 200 and "Robo (bot)" in replay.text
+
+
+def test_a_game_with_a_bot_is_not_rated(client, env):
+    from tests.support import play_random
+
+    made = registered(env)
+    game = dealt(client, env, made)
+    with env.db.read() as session:
+        before = session.scalars(
+            select(Player.rated_games).where(Player.email == "ann@example.test")
+        ).one()
+    play_random(env, game.public_id)
+    with env.db.read() as session:
+        row = session.scalars(select(Game).where(Game.public_id == game.public_id)).one()
+        assert row.status == "finished" and row.rated_at is not None  # counted, as unrated
+        ann = session.scalars(select(Player).where(Player.email == "ann@example.test")).one()
+        bot = session.get(Player, made.bot.id)
+        assert ann.rated_games == before and bot.rated_games == 0 and bot.rating_mu is None
+    assert made.bot.public_id not in client.get("/ratings").text
+
+
+def test_a_bot_has_a_persons_challenge_limit(client, env):
+    env.config = env.config.with_(limits=Limits(challenges_per_client="2 per hour"))
+    made = registered(env)
+    for _ in range(2):
+        posted = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
+        assert posted.status_code == 201, posted.text
+    refused = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert client.get("/api/bot/challenges", headers=auth(made.token)).json["challenges"]
+
+
+def test_a_bot_takes_an_open_challenge_and_is_told_to_accept(client, env):
+    from pbem.services.play import challenges
+
+    made = registered(env)
+    owner = person(env, "Cleo")
+    challenge = challenges.post(env, owner, days_per_move=3, starter="random", note=None)
+    taken = client.post(f"/api/bot/challenges/{challenge}/accept", headers=auth(made.token))
+    assert taken.status_code == 201
+    events = client.get("/api/bot/events", headers=auth(made.token)).json["events"]
+    assert {"type": "invited", "game": taken.json["game"], "seat": 1} in events
+
+
+@pytest.mark.slow
+def test_the_example_bot_plays_a_whole_game(client, env, live_server):
+    """examples/bot.py, as a subprocess, against the live server, until the game ends."""
+    made = registered(env)
+    game = invite(env, made.bot, first=None)
+    bot = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "bot.py")],
+        env={**os.environ, "PBEM_URL": live_server, "PBEM_BOT_TOKEN": made.token},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        new_games.accept(env, game.tokens[0], b"z" * 16, access.Client())
+        end = time.monotonic() + 240
+        rnd = __import__("random").Random(5)
+        while time.monotonic() < end:
+            with env.db.read() as session:
+                row = session.scalars(select(Game).where(Game.public_id == game.public_id)).one()
+                status = row.status
+            if status == "finished":
+                break
+            legal = game_pages.legal_moves(env, game.tokens[0]) if status != "waiting" else []
+            if legal:
+                n = len(game_pages.public_page(env, game.public_id).entries) + 1
+                moves.submit_move(env, game.tokens[0], n, rnd.choice(legal), access.Client())
+            else:
+                time.sleep(0.05)
+        out, err = bot.communicate(timeout=60)
+    finally:
+        bot.kill()
+    assert status == "finished", err
+    assert bot.returncode == 0, err
+    assert f"game over: {game.public_id}" in out
+    page = game_pages.public_page(env, game.public_id)
+    assert any(e.seat == 1 for e in page.entries)  # the bot played
