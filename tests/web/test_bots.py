@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from pbem.config import Limits
 from pbem.services.accounts import bots
-from pbem.services.core import access
+from pbem.services.core import access, errors
 from pbem.services.play import game_pages, moves, new_games
 from pbem.store.models import Game, OutboxMessage, Player
 from tests.helpers import csrf_of
@@ -102,13 +102,13 @@ def test_a_forged_rotated_or_revoked_token_is_refused(client, env):
     assert client.get("/api/bot/account", headers=auth(made.token + "x")).status_code == 403
     assert client.get("/api/bot/account", headers=auth("pbot_" + "A" * 43)).status_code == 403
     assert client.get("/api/bot/account").status_code == 403
-    owner = made.bot and _owner(env, made)
+    owner = _owner(env, made)
     new = bots.rotate(env, owner, made.bot.public_id)
     assert client.get("/api/bot/account", headers=auth(made.token)).status_code == 403
     assert client.get("/api/bot/account", headers=auth(new)).status_code == 200
     bots.revoke(env, owner, made.bot.public_id)
     assert client.get("/api/bot/account", headers=auth(new)).status_code == 403
-    with pytest.raises(Exception):  # nobody else rotates it
+    with pytest.raises(errors.Missing):  # nobody else rotates it
         bots.rotate(env, person(env), made.bot.public_id)
 
 
@@ -379,3 +379,66 @@ def test_the_example_bot_plays_a_whole_game(client, env, live_server):
     assert f"game over: {game.public_id}" in out
     page = game_pages.public_page(env, game.public_id)
     assert any(e.seat == 1 for e in page.entries)  # the bot played
+
+
+DOC = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+
+
+def test_the_docs_carry_the_example_bot_as_it_is_and_name_only_real_routes(app):
+    example = (ROOT / "examples" / "bot.py").read_text(encoding="utf-8")
+    assert f"```python\n{example}```" in DOC
+    rules = {r.rule for r in app.url_map.iter_rules()}
+    named = set(re.findall(r"`(?:GET|POST) (/api/bot/[^`?]*)", DOC))
+    assert named, "the doc names the endpoints"
+    for path in named:
+        pattern = re.sub(r"<[^>]+>", "<x>", path)
+        assert any(re.sub(r"<[^>]+>", "<x>", r) == pattern for r in rules), path
+    assert len(example.splitlines()) <= 70  # "about 50 lines"
+
+
+def test_a_person_holds_at_most_five_bots_and_a_bot_registers_none(env):
+    owner = person(env)
+    made = [bots.register(env, owner, f"R{i}") for i in range(bots.MAX_BOTS)]
+    with pytest.raises(errors.NotAllowed):
+        bots.register(env, owner, "One more")
+    with pytest.raises(errors.NotAllowed):
+        bots.register(env, made[0].bot.id, "Bot's bot")
+    assert "at most 5 bots" in DOC and bots.MAX_BOTS == 5
+
+
+def test_registering_counts_against_the_owners_limit(env):
+    env.config = env.config.with_(limits=Limits(challenges_per_client="1 per hour"))
+    owner = person(env)
+    bots.register(env, owner, "First", access.Client(ip="10.9.9.9"))
+    with pytest.raises(errors.RateLimited):
+        bots.register(env, owner, "Second", access.Client(ip="10.9.9.9"))
+
+
+def test_the_open_challenges_mark_a_bots_challenge(client, env):
+    made = registered(env, "Chally")
+    assert client.post("/api/bot/challenges", json={}, headers=auth(made.token)).status_code == 201
+    page = client.get("/challenges?lang=uk")
+    assert "Chally (бот)" in page.text
+
+
+def test_my_games_marks_the_bot_opponent(client, env):
+    made = registered(env, "Robo")
+    owner_mail = f"me{next(_n)}@example.test"
+    sign_in(client, env, owner_mail)
+    new_games.create_game(
+        env,
+        (
+            new_games.PlayerIn("Me", owner_mail, "en", "UTC"),
+            new_games.PlayerIn("Robo", made.bot.address, "en", "UTC"),
+        ),
+        await_players=True,
+    )
+    assert "vs Robo (bot)" in client.get("/me").text
+
+
+def test_the_docs_state_the_streams_own_numbers():
+    from pbem.web import bot_api
+
+    assert bot_api.KEEPALIVE == 15 and "every 15 seconds" in DOC
+    assert bots.STREAM_SECONDS == 5 * 60 and "A stream lasts 5\nminutes" in DOC
+    assert bots.MAX_WAIT == 30 and "wait=<0..30>" in DOC
