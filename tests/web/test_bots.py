@@ -442,3 +442,13 @@ def test_the_docs_state_the_streams_own_numbers():
     assert bot_api.KEEPALIVE == 15 and "every 15 seconds" in DOC
     assert bots.STREAM_SECONDS == 5 * 60 and "A stream lasts 5\nminutes" in DOC
     assert bots.MAX_WAIT == 30 and "wait=<0..30>" in DOC
+
+
+def test_erasing_the_owner_revokes_the_bots_tokens(client, env):
+    from pbem.services.accounts import erasure
+
+    owner = person(env)
+    made = bots.register(env, owner, "Orphan")
+    erasure.erase(env, owner, access.Client())
+    assert client.get("/api/bot/account", headers=auth(made.token)).status_code == 403
+    assert "Erasing your account revokes your bots' tokens" in DOC
