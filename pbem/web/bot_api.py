@@ -30,12 +30,16 @@ bp = Blueprint("bot_api", __name__, url_prefix="/api/bot")
 KEEPALIVE = 15.0
 
 
-def _bot() -> bots.Bot:
+def _bearer() -> str:
     header = request.headers.get("Authorization", "")[: inputs.MAX_SEGMENT + 16]
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip() or len(token) > inputs.MAX_SEGMENT:
         raise NotAllowed(bots.BAD_TOKEN)
-    return bots.authenticate(services(), token.strip())
+    return token.strip()
+
+
+def _bot() -> bots.Bot:
+    return bots.authenticate(services(), _bearer())
 
 
 def _as_seat(view: Callable[[], Any]) -> Callable[[str], Any]:
@@ -145,7 +149,7 @@ def stream() -> Any:
     """Server-sent events for ``bots.STREAM_SECONDS`` (then the bot reconnects, with
     ``Last-Event-ID``: the moves since are told again), a keep-alive comment every
     ``KEEPALIVE`` seconds."""
-    bot, env = _bot(), services()
+    bot, env, token = _bot(), services(), _bearer()
     after = _after(request.headers.get("Last-Event-ID"))
 
     def run() -> Iterator[str]:
@@ -154,6 +158,10 @@ def stream() -> Any:
         cursor = after
         yield "retry: 1000\n\n"
         while (left := end - time.monotonic()) > 0:
+            try:
+                bots.authenticate(env, token)  # a token revoked meanwhile ends the stream
+            except NotAllowed:
+                return
             batch = bots.wait_for(env, bot, cursor, min(KEEPALIVE, left), told)
             cursor = batch.last
             for event in batch.events:

@@ -452,3 +452,17 @@ def test_erasing_the_owner_revokes_the_bots_tokens(client, env):
     erasure.erase(env, owner, access.Client())
     assert client.get("/api/bot/account", headers=auth(made.token)).status_code == 403
     assert "Erasing your account revokes your bots' tokens" in DOC
+
+
+def test_revoking_the_token_ends_an_open_stream(client, env, live_server, monkeypatch):
+    from pbem.web import bot_api
+
+    monkeypatch.setattr(bot_api, "KEEPALIVE", 0.3)
+    made = registered(env)
+    events = queue.Queue()
+    thread = threading.Thread(target=_stream, args=(live_server, made.token, events))
+    thread.start()
+    time.sleep(0.5)
+    bots.revoke(env, _owner(env, made), made.bot.public_id)
+    thread.join(5)
+    assert not thread.is_alive()
