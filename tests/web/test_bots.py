@@ -221,8 +221,9 @@ def _stream(url, token, events, last_id=None):
 
 
 def test_the_stream_delivers_the_turn_within_a_second_of_the_opponents_move(
-    client, env, live_server
+    client, env, live_server, monkeypatch
 ):
+    monkeypatch.setattr(bots, "STREAM_SECONDS", 4)
     made = registered(env)
     game = dealt(client, env, made, first=0)
     events = queue.Queue()
@@ -239,7 +240,13 @@ def test_the_stream_delivers_the_turn_within_a_second_of_the_opponents_move(
     assert data == {"type": "turn", "game": game.public_id, "seat": 1, "n": 2}
 
 
-def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(client, env, live_server):
+def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(
+    client, env, live_server, monkeypatch
+):
+    from pbem.web import bot_api
+
+    monkeypatch.setattr(bot_api, "KEEPALIVE", 0.3)
+    monkeypatch.setattr(bots, "STREAM_SECONDS", 4)
     made = registered(env)
     game = dealt(client, env, made, first=0)
     legal = game_pages.legal_moves(env, game.tokens[0])
@@ -249,6 +256,9 @@ def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(client, e
     told = [events.get(timeout=10)[1:] for _ in range(2)]
     assert [kind for kind, _ in told] == ["move", "turn"]
     assert told[0][1]["n"] == 1 and told[0][1]["mine"] is False
+    # on one connection the turn is told once: only keep-alives follow while it waits
+    later = [events.get(timeout=10)[1] for _ in range(2)]
+    assert later == ["keep-alive", "keep-alive"]
 
 
 def test_a_stream_ends_after_its_lifetime_with_keep_alives(client, env, live_server, monkeypatch):
