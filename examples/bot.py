@@ -11,6 +11,7 @@ import json
 import os
 import random
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -29,8 +30,9 @@ def call(path, body=None):
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
             return json.load(answer)
-    except urllib.error.HTTPError as refused:  # 409: the game moved on; ask again later
+    except urllib.error.HTTPError as refused:  # 409: the game moved on; 429: wait a little
         print("refused:", refused.code, refused.read().decode()[:200], file=sys.stderr)
+        time.sleep(int(refused.headers.get("Retry-After") or 0))
         return None
 
 
@@ -42,7 +44,7 @@ def choose(moves):
 def main():
     after, playing, ended = "", set(), set()
     while True:
-        answer = call(f"/api/bot/events?wait=25&after={after}")
+        answer = call(f"/api/bot/events?wait=25&after={after}") or {"events": [], "last": after}
         after = answer["last"]
         for event in answer["events"]:
             game = event["game"]

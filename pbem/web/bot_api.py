@@ -10,14 +10,16 @@ Its turns come as events: a long poll (``/api/bot/events``) or server-sent event
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request
+from flask import Blueprint, Response, current_app, g, jsonify, request
 
 from ..i18n import lazy_gettext as _l
 from ..services.accounts import bots
+from ..services.core import limits
 from ..services.core.errors import InvalidInput, NotAllowed
 from ..services.play import challenges, game_clock
 from . import api, inputs
@@ -117,6 +119,24 @@ def challenge_accept(challenge_id: str) -> Any:
     return jsonify({"game": game}), 201
 
 
+#: Seconds a bot is asked to wait when every waiting slot of this process is taken.
+BUSY_RETRY = 5
+BUSY = _l("Too many bots are waiting for events here; try again in a few seconds.")
+
+
+def _slot() -> Callable[[], None]:
+    """One of this process's ``config.bot_waits`` slots for a waiting request (each holds a
+    thread of the worker: the pages keep the others), and how to give it back; none
+    free is a 429 with ``Retry-After``."""
+    wanted = services().config.bot_waits
+    slots = current_app.extensions.setdefault(
+        "pbem_bot_waits", threading.BoundedSemaphore(max(wanted, 1))
+    )
+    if wanted <= 0 or not slots.acquire(blocking=False):
+        raise limits.TooMany(BUSY, BUSY_RETRY)
+    return slots.release
+
+
 def _after(raw: str | None) -> int | None:
     if raw is None or raw == "":
         return None
@@ -132,7 +152,14 @@ def events() -> Any:
     bot = _bot()
     after = _after(request.args.get("after"))
     wait = inputs.number(request.args, "wait", default=0, low=0, high=bots.MAX_WAIT, label="wait")
-    batch = bots.wait_for(services(), bot, after, float(wait))
+    if wait == 0:  # answered at once: holds no slot
+        batch = bots.pending(services(), bot, after)
+        return jsonify({"events": batch.events, "last": batch.last})
+    release = _slot()
+    try:
+        batch = bots.wait_for(services(), bot, after, float(wait))
+    finally:
+        release()
     return jsonify({"events": batch.events, "last": batch.last})
 
 
@@ -169,7 +196,9 @@ def stream() -> Any:
             if not batch.events:
                 yield ": keep-alive\n\n"
 
+    release = _slot()
     response = Response(run(), mimetype="text/event-stream")
+    response.call_on_close(release)  # however the stream ends
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # nginx passes each event at once
     return response

@@ -476,3 +476,21 @@ def test_revoking_the_token_ends_an_open_stream(client, env, live_server, monkey
     bots.revoke(env, _owner(env, made), made.bot.public_id)
     thread.join(5)
     assert not thread.is_alive()
+
+
+def test_waiting_requests_beyond_the_process_slots_are_told_to_retry(client, env, live_server):
+    env.config = env.config.with_(bot_waits=1)
+    made = registered(env)
+    events = queue.Queue()
+    thread = threading.Thread(target=_stream, args=(live_server, made.token, events), daemon=True)
+    thread.start()
+    end = time.monotonic() + 10
+    while time.monotonic() < end:  # until the stream holds the process's one slot
+        busy = client.get("/api/bot/events?wait=1", headers=auth(made.token))
+        if busy.status_code != 200:
+            break
+    assert busy.status_code == 429 and busy.headers["Retry-After"] == "5"
+    assert client.get("/api/bot/stream", headers=auth(made.token)).status_code == 429
+    at_once = client.get("/api/bot/events?wait=0", headers=auth(made.token))
+    assert at_once.status_code == 200  # holds no slot
+    assert "`PBEM_BOT_WAITS`" in DOC and "429 with `Retry-After: 5`" in DOC
