@@ -209,6 +209,7 @@ def _stream(url, token, events, last_id=None):
     request = urllib.request.Request(f"{url}/api/bot/stream", headers=headers)
     with urllib.request.urlopen(request, timeout=30) as answer:
         assert answer.headers["Content-Type"].startswith("text/event-stream")
+        events.put((time.monotonic(), "open", None))
         kind = None
         for raw in answer:
             line = raw.decode().rstrip("\n")
@@ -253,6 +254,7 @@ def test_the_stream_tells_the_moves_since_last_event_id_and_what_waits(
     moves.submit_move(env, game.tokens[0], 1, legal[0], access.Client())
     events = queue.Queue()
     threading.Thread(target=_stream, args=(live_server, made.token, events, 0), daemon=True).start()
+    assert events.get(timeout=10)[1] == "open"
     told = [events.get(timeout=10)[1:] for _ in range(2)]
     assert [kind for kind, _ in told] == ["move", "turn"]
     assert told[0][1]["n"] == 1 and told[0][1]["mine"] is False
@@ -484,11 +486,8 @@ def test_waiting_requests_beyond_the_process_slots_are_told_to_retry(client, env
     events = queue.Queue()
     thread = threading.Thread(target=_stream, args=(live_server, made.token, events), daemon=True)
     thread.start()
-    end = time.monotonic() + 10
-    while time.monotonic() < end:  # until the stream holds the process's one slot
-        busy = client.get("/api/bot/events?wait=1", headers=auth(made.token))
-        if busy.status_code != 200:
-            break
+    assert events.get(timeout=10)[1] == "open"  # the stream holds the process's one slot
+    busy = client.get("/api/bot/events?wait=1", headers=auth(made.token))
     assert busy.status_code == 429 and busy.headers["Retry-After"] == "5"
     assert client.get("/api/bot/stream", headers=auth(made.token)).status_code == 429
     at_once = client.get("/api/bot/events?wait=0", headers=auth(made.token))
