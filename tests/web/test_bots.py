@@ -493,3 +493,12 @@ def test_waiting_requests_beyond_the_process_slots_are_told_to_retry(client, env
     at_once = client.get("/api/bot/events?wait=0", headers=auth(made.token))
     assert at_once.status_code == 200  # holds no slot
     assert "`PBEM_BOT_WAITS`" in DOC and "429 with `Retry-After: 5`" in DOC
+
+
+def test_a_bot_token_is_masked_in_every_log_line():
+    from pbem.redact import MASK, redact
+
+    for _ in range(50):
+        token = bots.new_token()
+        assert token not in redact(f"refused {token} and {token[5:]}")
+        assert redact(f"got {token}").endswith(MASK)
