@@ -502,3 +502,22 @@ def test_a_bot_token_is_masked_in_every_log_line():
         token = bots.new_token()
         assert token not in redact(f"refused {token} and {token[5:]}")
         assert redact(f"got {token}").endswith(MASK)
+
+
+def test_the_home_page_invites_a_bot_by_its_address(client, env):
+    made = registered(env, "Robo")
+    page = client.get("/")
+    answer = client.post(
+        "/",
+        data={
+            "csrf_token": csrf_of(page.text),
+            "my_name": "Dee",
+            "my_email": "dee@example.test",
+            "their_name": "Robo",
+            "their_email": made.bot.address,
+        },
+    )
+    assert answer.status_code == 303, answer.text
+    events = client.get("/api/bot/events", headers=auth(made.token)).json["events"]
+    assert [e["type"] for e in events] == ["invited"]
+    assert "anyone starts a game on the home page with the bot's address" in DOC
