@@ -2,8 +2,8 @@
 
 ``Authorization: Bearer <seat token>`` (a bot account reaches the same views with its
 own token under ``/api/bot/games/<game>/…``: ``bot_api.py``, docs/bots.md); a finished
-game's analysis is open to anyone at ``/api/games/<id>/analysis``. The answers are built from the seat's
-view, like the seat page; a move names the move number it expects
+game's analysis is open to anyone at ``/api/games/<id>/analysis``. The answers are
+built from the seat's view, like the seat page; a move names the move number it expects
 (``"n"``), exactly as the web form does. A move or preview the game has moved on
 from is a 409 whose ``"position"`` is the seat's current position (as ``GET /api/seat``).
 """

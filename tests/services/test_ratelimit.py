@@ -23,7 +23,8 @@ def test_two_workers_with_their_own_connections_share_one_window(env, database_u
     try:
         other = Env(config=env.config, db=other_db, clock=env.clock)
         answers = [
-            limits.allowed(worker, "sign_in_per_client", "10.9.9.9") for worker in (env, other) * 4
+            limits.allowed(worker, "sign_in_per_client", "10.9.9.9")
+            for worker in (env, other) * 4
         ]
         assert answers == [True] * 5 + [False] * 3
     finally:
