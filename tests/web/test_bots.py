@@ -335,12 +335,23 @@ def test_a_game_with_a_bot_is_not_rated(client, env):
 def test_a_bot_has_a_persons_challenge_limit(client, env):
     env.config = env.config.with_(limits=Limits(challenges_per_client="2 per hour"))
     made = registered(env)
+    posted = []
     for _ in range(2):
-        posted = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
-        assert posted.status_code == 201, posted.text
+        answer = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
+        assert answer.status_code == 201, answer.text
+        posted.append(answer.json["challenge"])
     refused = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
     assert client.get("/api/bot/challenges", headers=auth(made.token)).json["challenges"]
+    withdrawn(env, made, posted)
+
+
+def withdrawn(env, made, posted):
+    """The bot's open challenges withdrawn: the shared list other tests read stays theirs."""
+    from pbem.services.play import challenges
+
+    for challenge in posted:
+        challenges.withdraw(env, challenge, made.bot.id)
 
 
 def test_a_bot_takes_an_open_challenge_and_is_told_to_accept(client, env):
@@ -428,8 +439,10 @@ def test_registering_counts_against_the_owners_limit(env):
 
 def test_the_open_challenges_mark_a_bots_challenge(client, env):
     made = registered(env, "Chally")
-    assert client.post("/api/bot/challenges", json={}, headers=auth(made.token)).status_code == 201
+    posted = client.post("/api/bot/challenges", json={}, headers=auth(made.token))
+    assert posted.status_code == 201
     page = client.get("/challenges?lang=uk")
+    withdrawn(env, made, [posted.json["challenge"]])
     assert "Chally (бот)" in page.text
 
 
