@@ -227,6 +227,9 @@ class Config:
     database_app_role: str = ""
     #: Whether PBEM_BASE_URL was set: ``pbem serve`` points links at itself otherwise.
     base_url_given: bool = False
+    #: Requests that wait for a bot's events (long polls, streams) at once in one web
+    #: process (PBEM_BOT_WAITS): each holds a thread, so the pages keep the others.
+    bot_waits: int = 1
 
     def reply_to(self, token: str) -> str:
         local, _, domain = self.reply_address.partition("@")
@@ -427,6 +430,7 @@ def from_env() -> Config:
         retention=Retention.from_env(),
         lease_seconds=lease_seconds,
         mail_recover_after=mail_recover_after,
+        bot_waits=_int("PBEM_BOT_WAITS", str(Config.bot_waits)),
         turn_mail_hold=_seconds("PBEM_TURN_MAIL_HOLD", "180"),
         database_app_role=os.environ.get("PBEM_DATABASE_APP_ROLE", ""),
         base_url_given=bool(os.environ.get("PBEM_BASE_URL")),

@@ -374,3 +374,24 @@ class ComputerName(str):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (ComputerName, (str.__str__(self), self.level))
+
+
+class BotName(str):
+    """A bot account's name (docs/bots.md) as pages and mails show it: followed by a
+    "bot" badge in the reader's words. Like ``ComputerName``, its value (the record, the
+    database, every comparison) stays the stored name; only showing it adds the badge."""
+
+    def shown(self) -> str:
+        return _("%(name)s (bot)", name=str.__str__(self))
+
+    def __str__(self) -> str:
+        return self.shown()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.shown(), spec)
+
+    def __html__(self) -> str:
+        return str(escape(self.shown()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (BotName, (str.__str__(self),))

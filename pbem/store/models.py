@@ -304,6 +304,10 @@ class Player(Base):
     rating_sigma: Mapped[float | None]
     rated_games: Mapped[int] = mapped_column(default=0)
     erased_at: Mapped[datetime | None]
+    #: A bot account (docs/bots.md): the person who registered it; None for a person.
+    bot_owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+    #: The SHA-256 of the bot's API token (shown once, never stored); None: revoked.
+    bot_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
 
 
 class SignInLink(Base):

@@ -130,3 +130,21 @@ __all__ = [
     "read_from",
     "rows",
 ]
+
+
+def after_id(session: Session, game_ids: list[int], after: int, limit: int) -> list[MoveRow]:
+    """The moves of these games logged after the row id ``after``, oldest first (a bot's
+    stream, docs/bots.md): the log's primary key only grows."""
+    query = (
+        select(MoveRow)
+        .where(MoveRow.game_id.in_(game_ids), MoveRow.id > after)
+        .order_by(MoveRow.id)
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def newest_id(session: Session, game_ids: list[int]) -> int:
+    """The newest row id of these games' moves (0: none yet)."""
+    found = session.scalar(select(func.max(MoveRow.id)).where(MoveRow.game_id.in_(game_ids)))
+    return int(found or 0)

@@ -119,3 +119,40 @@ def forget_link_ips(session: Session, cutoff: datetime, limit: int) -> int:
             .execution_options(synchronize_session=False)
         )
     return len(ids)
+
+
+#: The reserved domain (RFC 2606) of every bot account's address: the outbox never
+#: queues mail to ``.invalid`` (``outbox.undeliverable``), so no mail goes to a bot's seat.
+BOT_DOMAIN = "bots.invalid"
+
+
+def bot_address(public_id: str) -> str:
+    """A new bot account's address: what a person types to invite it."""
+    return f"bot-{public_id}@{BOT_DOMAIN}"
+
+
+def is_bot_address(email: str) -> bool:
+    """Whether a seat's or a player's address is a bot account's: the one test of a bot."""
+    return email.rpartition("@")[2].rstrip(".").casefold() == BOT_DOMAIN
+
+
+def by_bot_token_hash(session: Session, token_hash: str) -> Player | None:
+    """The bot whose API token has this hash (a revoked token's hash is gone)."""
+    return session.scalars(
+        select(Player).where(
+            Player.bot_token_hash == token_hash,
+            Player.bot_owner_id.is_not(None),
+            Player.erased_at.is_(None),
+        )
+    ).one_or_none()
+
+
+def bots_of(session: Session, owner_id: int) -> list[Player]:
+    """The bot accounts a person registered, oldest first."""
+    return list(
+        session.scalars(
+            select(Player)
+            .where(Player.bot_owner_id == owner_id, Player.erased_at.is_(None))
+            .order_by(Player.id)
+        )
+    )

@@ -26,6 +26,9 @@ from .db import Database, DatabaseUnavailable, is_sqlite
 from .models import Game, MoveRow, RecordAnalysis
 
 CHANNEL = "pbem_computer"
+#: Bot accounts' streams (docs/bots.md): a move, a deal or an invitation in a game with a
+#: bot's seat; the web worker holding the bot's stream or long poll listens.
+BOTS = "pbem_bots"
 #: Sent without waiting for its answer (``postgresql.py``): it comes with the COMMIT's,
 #: so a move against the computer stays two round trips.
 _NOTIFY = text(f"NOTIFY {CHANNEL}").execution_options(pbem_unanswered=True)
@@ -34,6 +37,13 @@ _NEWEST = select(
     select(func.count(Game.dealt_at)).scalar_subquery(),
     select(func.count()).select_from(RecordAnalysis).scalar_subquery(),
 )
+#: What a bot's listener watches on SQLite: the computer's, and the games made (an invitation).
+_NEWEST_FOR_BOTS = select(
+    func.max(MoveRow.id),
+    select(func.count(Game.dealt_at)).scalar_subquery(),
+    select(func.count(Game.id)).scalar_subquery(),
+)
+_NOTIFY_BOTS = text(f"NOTIFY {BOTS}").execution_options(pbem_unanswered=True)
 #: SQLite: seconds between two looks at the move log.
 POLL = 0.1
 
@@ -51,6 +61,12 @@ def game_over(session: Session) -> None:
     computer_to_move(session)
 
 
+def bots_told(session: Session) -> None:
+    """In a transaction that changes a game with a bot's seat: wake its stream on commit."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection().execute(_NOTIFY_BOTS)
+
+
 class Listener(Protocol):
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds; True if woken (it may be the computer's turn)."""
@@ -59,7 +75,7 @@ class Listener(Protocol):
 class _Notifications:
     """PostgreSQL: ``LISTEN`` on a plain psycopg connection (the pool's are pipelined)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, channel: str = CHANNEL) -> None:
         import psycopg
 
         parsed = make_url(url)
@@ -75,7 +91,7 @@ class _Notifications:
             self.connection = psycopg.connect(
                 autocommit=True, **{k: v for k, v in given.items() if v not in (None, "")}
             )
-            self.connection.execute(f"LISTEN {CHANNEL}")
+            self.connection.execute(f"LISTEN {channel}")
         except psycopg.OperationalError as exc:  # the server is restarting or gone
             raise DatabaseUnavailable(str(exc).splitlines()[0]) from None
 
@@ -101,13 +117,13 @@ class _Poll:
     """SQLite: the move log's newest id, the games dealt and the record files' analyses
     asked for, read every ``POLL`` seconds."""
 
-    def __init__(self, db: Database, poll: float) -> None:
-        self.db, self.poll = db, poll
+    def __init__(self, db: Database, poll: float, query: Any = _NEWEST) -> None:
+        self.db, self.poll, self.query = db, poll, query
         self.newest = self._newest()
 
     def _newest(self) -> tuple[object, ...]:
         with self.db.read() as session:
-            return tuple(session.execute(_NEWEST).one())
+            return tuple(session.execute(self.query).one())
 
     def wait(self, timeout: float) -> bool:
         end = time.monotonic() + timeout
@@ -126,11 +142,14 @@ class _Poll:
 
 
 @contextlib.contextmanager
-def listening(db: Database, poll: float = POLL) -> Iterator[Listener]:
-    """A listener for the computer's wake-up, from now on (what came before is not told)."""
-    listener: _Notifications | _Poll = (
-        _Poll(db, poll) if is_sqlite(db.url) else _Notifications(db.url)
-    )
+def listening(db: Database, poll: float = POLL, *, bots: bool = False) -> Iterator[Listener]:
+    """A listener for the computer's wake-up (``bots``: for a bot's stream), from now on
+    (what came before is not told)."""
+    listener: _Notifications | _Poll
+    if is_sqlite(db.url):
+        listener = _Poll(db, poll, _NEWEST_FOR_BOTS if bots else _NEWEST)
+    else:
+        listener = _Notifications(db.url, BOTS if bots else CHANNEL)
     try:
         yield listener
     finally:

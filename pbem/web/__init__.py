@@ -28,6 +28,7 @@ from ..store.db import DatabaseUnavailable
 from ..templating import QuickGlobals, register_filters
 from . import (
     api,
+    bot_api,
     csrf,
     dev,
     download,
@@ -131,7 +132,16 @@ def create_app(
 
     locale.init_app(app)  # first hook: every answer, even a refusal, in the reader's language
     _icon(app)
-    for blueprint in (pages.bp, seat.bp, replay.bp, players.bp, api.bp, download.bp, events.bp):
+    for blueprint in (
+        pages.bp,
+        seat.bp,
+        replay.bp,
+        players.bp,
+        api.bp,
+        bot_api.bp,
+        download.bp,
+        events.bp,
+    ):
         app.register_blueprint(blueprint)
     if config.dev_mode:
         app.register_blueprint(dev.bp)

@@ -1,8 +1,9 @@
 """A small JSON API for bots and other clients, authenticated by the seat token.
 
-``Authorization: Bearer <seat token>``; a finished game's analysis is open to anyone at
-``/api/games/<id>/analysis``. The answers are built from the seat's
-view, like the seat page; a move names the move number it expects
+``Authorization: Bearer <seat token>`` (a bot account reaches the same views with its
+own token under ``/api/bot/games/<game>/…``: ``bot_api.py``, docs/bots.md); a finished
+game's analysis is open to anyone at ``/api/games/<id>/analysis``. The answers are
+built from the seat's view, like the seat page; a move names the move number it expects
 (``"n"``), exactly as the web form does. A move or preview the game has moved on
 from is a 409 whose ``"position"`` is the seat's current position (as ``GET /api/seat``).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, g, jsonify, request
 
 from ..engine.views import view_to_json
 from ..i18n import lazy_gettext as _l
@@ -54,6 +55,11 @@ def _or_position(token: str, call: Callable[[], Any]) -> Any:
 
 
 def _token() -> str:
+    """The seat's token: the ``Authorization`` header's, or the bot's seat in the game
+    the URL names (``bot_api.py``: the bot's own token was checked there)."""
+    seat_token = g.get("pbem_seat_token")
+    if seat_token is not None:
+        return str(seat_token)
     header = request.headers.get("Authorization", "")[: inputs.MAX_SEGMENT + 16]
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip() or len(token) > inputs.MAX_SEGMENT:

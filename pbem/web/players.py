@@ -24,6 +24,7 @@ from ..i18n import lazy_gettext as _l
 from ..services.accounts import (
     account_settings,
     address_change,
+    bots,
     dashboard,
     erasure,
     public_player,
@@ -164,8 +165,38 @@ def my_games() -> str:
     return render_template(
         "web/me.html",
         mine=dashboard.my_games(services(), player.id),
+        bots=bots.bots_of(services(), player.id),
         done=inputs.text(request.args, "done", limit=20),
     )
+
+
+@bp.post("/me/bots")
+def bot_register() -> Any:
+    """Register a bot account (docs/bots.md): its token is shown on this answer only."""
+    player = need_player()
+    try:
+        made = bots.register(
+            services(), player.id, inputs.text(request.form, "name", limit=200), client()
+        )
+    except InvalidInput as exc:
+        return _me_page(400, error=exc.message)
+    return _me_page(200, new_token=made.token, new_token_bot=made.bot)
+
+
+@bp.post("/me/bots/<bot_id>/token")
+def bot_rotate(bot_id: str) -> Any:
+    """A new token for one of the person's bots; the old one stops working."""
+    player = need_player()
+    token = bots.rotate(services(), player.id, bot_id)
+    shown = next((b for b in bots.bots_of(services(), player.id) if b.public_id == bot_id), None)
+    return _me_page(200, new_token=token, new_token_bot=shown)
+
+
+@bp.post("/me/bots/<bot_id>/revoke")
+def bot_revoke(bot_id: str) -> Any:
+    player = need_player()
+    bots.revoke(services(), player.id, bot_id)
+    return redirect(url_for("players.my_games", done="settings"), code=303)
 
 
 @bp.post("/me/computer")
@@ -184,7 +215,10 @@ def play_computer() -> Any:
 def _me_page(status: int, **context: Any) -> Any:
     player = need_player()
     return render_template(
-        "web/me.html", mine=dashboard.my_games(services(), player.id), **context
+        "web/me.html",
+        mine=dashboard.my_games(services(), player.id),
+        bots=bots.bots_of(services(), player.id),
+        **context,
     ), status
 
 

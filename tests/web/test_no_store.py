@@ -57,6 +57,7 @@ def world(app, client, env):
     return {
         "values": {
             "public_id": done,
+            "game": done,  # a bot's routes (docs/bots.md)
             "token": seat_tokens[0],
             "digest": digest,
             "n": 1,

@@ -71,6 +71,8 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         player.display_name, player.email = label, placeholder
         player.erased_at, player.session_version = now, player.session_version + 1
         player_rows.forget_links(session, player.id, addresses, placeholder)
+        for bot in player_rows.bots_of(session, player.id):  # their bots stop (docs/bots.md)
+            bot.bot_token_hash = None
         challenge_rows.forget_player(session, player.id)
         log_account_use(session, env, player, "erased", client)
         _reduce_access(session, player.id, keys, addresses, now)

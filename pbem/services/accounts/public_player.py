@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...i18n import lazy_gettext as _l
+from ...i18n.words import BotName
 from ...store import players as player_rows
 from ..core.env import Env
 from ..core.errors import Missing
@@ -65,7 +66,8 @@ def public_player(env: Env, public_id: str) -> PlayerPage:
             raise Missing(_l("There is no such player."))
         shown = PublicPlayer(
             player.public_id,
-            player.display_name,
+            # a bot account's name carries its badge (docs/bots.md)
+            BotName(player.display_name) if player.bot_owner_id else player.display_name,
             player.rated_games,
             player.rating_mu,
             player.rating_sigma,

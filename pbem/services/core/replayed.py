@@ -28,10 +28,11 @@ from ...clock import as_utc, iso
 from ...engine import Match, MoveError
 from ...engine.explain import Account, narrate
 from ...engine.record import Digest
-from ...i18n.words import ComputerName
+from ...i18n.words import BotName, ComputerName
 from ...store import move_log
 from ...store.models import Game, MoveRow
 from ...store.move_log import LogRow
+from ...store.players import is_bot_address
 from .env import Env
 from .errors import NotStarted
 from .integrity import entry_break, flag, replay_break
@@ -217,12 +218,15 @@ def position_digester(game: Game) -> Digest:
 
 
 def seat_names(game: Game) -> tuple[str, str]:
-    """The seats' names; the computer's is shown in the reader's words (``ComputerName``)."""
+    """The seats' names; the computer's is shown in the reader's words (``ComputerName``),
+    a bot account's with its badge (``BotName``, docs/bots.md)."""
     return (_seat_name(game.seats[0]), _seat_name(game.seats[1]))
 
 
 def _seat_name(seat: Any) -> str:
-    return ComputerName(seat.name, seat.bot) if seat.bot else seat.name
+    if seat.bot:
+        return ComputerName(seat.name, seat.bot)
+    return BotName(seat.name) if is_bot_address(seat.email) else seat.name
 
 
 def _rows_from(session: Session, game: Game, n: int) -> list[Any]:

@@ -12,9 +12,11 @@ from datetime import datetime
 
 from ... import redact
 from ...i18n import lazy_gettext as _l
+from ...i18n.words import BotName
 from ...store import challenges as challenge_rows
 from ...store import games as game_rows
 from ...store.models import Challenge, Player
+from ...store.players import is_bot_address
 from ..core import limits
 from ..core.access import Client
 from ..core.env import Env
@@ -87,7 +89,10 @@ def open_list(env: Env, viewer_id: int | None) -> list[OpenChallenge]:
         return [
             OpenChallenge(
                 c.public_id,
-                c.player.display_name,
+                # a bot's name with its badge (docs/bots.md)
+                BotName(c.player.display_name)
+                if is_bot_address(c.player.email)
+                else c.player.display_name,
                 c.player.public_id,
                 c.days_per_move,
                 c.starter,

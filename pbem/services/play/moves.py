@@ -26,6 +26,7 @@ from ...store import games as game_rows
 from ...store import move_log, wakeup
 from ...store.models import Game, Seat
 from ...store.move_log import LogRow, MovedOn
+from ...store.players import is_bot_address
 from ..core.access import Client, log_refusal, log_seat_use
 from ..core.env import Env
 from ..core.errors import (
@@ -370,6 +371,8 @@ def _append(
                 wakeup.computer_to_move(session)  # its move at once, not at the next run
             elif after.is_over:
                 wakeup.game_over(session)  # its analysis at once (docs/analysis.md)
+            if any(is_bot_address(s.email) for s in game.seats):
+                wakeup.bots_told(session)  # a bot's stream tells it at once (docs/bots.md)
         remember(env, game.id, grown)  # only once it is committed
         return MoveDone(n, entry.move, entry.hash, words, after.is_over, after.to_move)
     except MovedOn:  # another move took this n, or held SQLite's lock past the timeout

@@ -17,6 +17,7 @@ from ...i18n import lazy_gettext as _l
 from ...store import games as game_rows
 from ...store import wakeup
 from ...store.models import Game, Player, Seat
+from ...store.players import is_bot_address
 from ..core import limits
 from ..core.access import Client, log_game_access
 from ..core.env import Env
@@ -177,6 +178,8 @@ def create_game(
         for seat in (0, 1) if invite else ():
             if game.seats[seat].bot is None:
                 queued_mails.invitation(session, env, game, seat, tokens[seat], match)
+        if any(is_bot_address(s.email) for s in game.seats):
+            wakeup.bots_told(session)  # an invitation to a bot: its stream tells it
         created = CreatedGame(game.public_id, game.commitment, tokens)
     limits.count(env, *counts)  # a game made: a refused or failed one is not counted
     return created
@@ -315,4 +318,6 @@ def accept(
             queued_mails.dealt(session, env, game, s, match, held=against_computer)
         if match.to_move is not None and game.seats[match.to_move].bot is not None:
             wakeup.computer_to_move(session)  # the computer starts: at once
+        if any(is_bot_address(s.email) for s in game.seats):
+            wakeup.bots_told(session)  # a bot's stream tells it at once (docs/bots.md)
         return True

@@ -15,9 +15,11 @@ from datetime import datetime
 from openskill.models import PlackettLuce, PlackettLuceRating
 from sqlalchemy.orm import Session
 
+from ...i18n.words import BotName
 from ...store import events as event_rows
 from ...store import ratings as rating_rows
 from ...store.models import Game, Player
+from ...store.players import is_bot_address
 from ..core.env import Env
 from ..core.identity import player_for
 
@@ -36,6 +38,9 @@ def rate(session: Session, game: Game, winner: int, now: datetime) -> None:
         return
     seats = game.seats
     if any(s.bot is not None for s in seats):  # a game against the computer is not rated
+        game.rated_at = now
+        return
+    if any(is_bot_address(s.email) for s in seats):  # nor one with a bot (docs/bots.md)
         game.rated_at = now
         return
     players = [
@@ -117,7 +122,7 @@ def table(env: Env, limit: int = 100) -> list[Rated]:
         rated = [
             Rated(
                 p.public_id,
-                p.display_name,
+                BotName(p.display_name) if is_bot_address(p.email) else p.display_name,
                 p.rating_mu or 0.0,
                 p.rating_sigma or 0.0,
                 p.rated_games,
