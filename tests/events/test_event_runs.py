@@ -220,3 +220,36 @@ def test_the_issues_whole_events_run_and_verify(env, prefix, people, spec, round
     assert state(env, public_id) == "finished"
     assert len(pages.event_page(env, public_id).rounds) == rounds_played
     _record_checks(env, public_id)
+
+
+def test_the_computer_moving_first_makes_its_move_before_the_one_round_mail(env):
+    """docs/events.md: one mail per round. When the computer moves first, its first move
+    is made before the round mail is written: that mail shows the position after it, and
+    no "your turn" follows it."""
+    public_id, _ids = new_event(env, "cfirst", 1, computer="easy", format="double-round-robin")
+    seen_first = False
+    for _ in range(2):  # the second round swaps the seats: the computer is first in one
+        ((game, _pairing),) = running_games(env, public_id)
+        with env.db.read() as session:
+            g = session.get(Game, game.id)
+            person = next(s.seat for s in g.seats if s.bot is None)
+            logged = session.scalars(select(MoveRow).where(MoveRow.game_id == g.id)).all()
+            told = session.scalars(
+                select(OutboxMessage).where(
+                    OutboxMessage.game_id == g.id,
+                    OutboxMessage.seat == person,
+                    OutboxMessage.status != "dropped",
+                )
+            ).all()
+        assert [m.kind for m in told] == ["invitation"]
+        assert "first.It is" not in told[0].text_body  # a sentence per line, spaced
+        assert "first.\nIt is your game of round" in told[0].text_body
+        if person == 1:  # the computer sat first: its move was logged before the mail
+            seen_first = True
+            assert [m.source for m in logged] == ["bot"]
+            assert "(move 1:" in told[0].text_body
+            assert "move 1:" in told[0].html_body
+        else:
+            assert logged == []
+        finish_round(env, public_id)
+    assert seen_first
