@@ -176,3 +176,44 @@ def test_the_organiser_enters_the_computer_from_the_page(app, env):
     page = client.get(made.headers["Location"]).text
     assert "Enter the computer" not in page  # once per event
     assert "Computer (strong)" in page
+
+
+def test_the_api_refuses_unknown_and_ill_typed_fields_all_at_once(app, env):
+    client = app.test_client()
+    sign_in(client, env, "api-strict@example.test")
+    bad = client.post(
+        "/api/events",
+        json={"name": "Strict", "max_players": 3.5, "rated": "yes", "colour": "red"},
+    )
+    assert bad.status_code == 400
+    assert bad.json["fields"] == {
+        "max_players": "must be a whole number",
+        "rated": "must be true or false",
+        "colour": "unknown field",
+    }
+    assert "colour" in bad.json["error"] and "max_players" in bad.json["error"]
+    past = client.post(
+        "/api/events", json={"name": "Past", "start": "date", "starts_at": "yesterday"}
+    )
+    assert past.status_code == 400 and "future" in past.json["error"]
+    names = [e["name"] for e in client.get("/api/events").json["events"]]
+    assert "Strict" not in names and "Past" not in names  # nothing stored
+    listed = client.post("/api/events", json=["name", "x"])
+    assert listed.status_code == 400 and '"move"' not in listed.json["error"]
+    assert '"name"' in listed.json["error"]
+    made = client.post("/api/events", json={"name": "Swiss by default", "max_players": 6})
+    assert made.status_code == 201  # Swiss, its rounds by default: ceil(log2 6) = 3
+    event_id = made.json["id"]
+    assert client.post(f"/api/events/{event_id}/join", json={"key": 5}).json["fields"] == {
+        "key": "must be a string"
+    }
+    assert client.post(f"/api/events/{event_id}/join", json={}).status_code == 200
+    other = client.post(f"/api/events/{event_id}/withdraw", json={"entrant": "org"})
+    assert other.status_code == 400 and other.json["fields"] == {"entrant": "unknown field"}
+    assert client.get(f"/api/events/{event_id}").json["players"] == 1  # still in
+
+
+def test_a_swiss_event_without_rounds_gets_the_documented_default():
+    from pbem.services.events import lifecycle
+
+    assert [lifecycle.default_rounds(n) for n in (2, 3, 4, 5, 8, 9, 64)] == [1, 2, 2, 3, 3, 4, 6]
