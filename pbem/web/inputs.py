@@ -173,7 +173,7 @@ def json_fields(example: str, fields: dict[str, str]) -> dict[str, Any]:
             refused[key[:40]] = _l("unknown field")
             continue
         types, wrong = JSON_TYPES[kind]
-        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             refused[key] = wrong
     if refused:
         raise FieldErrors(refused)
