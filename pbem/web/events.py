@@ -65,8 +65,11 @@ def event_list() -> str:
 
 
 @bp.get("/events/new")
-def event_form() -> str:
-    player = need_player()
+def event_form() -> Any:
+    player = signed_in()
+    if player is None:  # refused, with a page saying to sign in and where
+        return render_template("web/event_new.html", player=None, error=None, form={}), 403
+    player = need_player()  # the account's language and zone
     return render_template("web/event_new.html", player=player, error=None, form={})
 
 

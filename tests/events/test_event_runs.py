@@ -184,6 +184,13 @@ def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(
     rounds.advance(env)
     assert state(env, created.public_id) == "running"
     assert state(env, lonely.public_id) == "cancelled"
+    # the one who joined is told, in their language; the seed is shown; joining refused
+    (told,) = event_mails(env, "dated1@example.test", ("event_cancelled",))
+    assert "was cancelled" in told.text_body and "Dated" in told.subject
+    check_event_notice(env, told)
+    assert pages.event_page(env, lonely.public_id).seed is not None
+    with pytest.raises(WrongState, match="cancelled"):
+        entries.join(env, lonely.public_id, ids[1])
 
 
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):

@@ -50,7 +50,8 @@ def test_a_signed_in_player_creates_an_event_and_others_join_until_it_starts(app
     page = organiser.get(url)
     joined = organiser.post(f"{url}/join", data={"csrf_token": csrf_of(page.text)})
     page = organiser.get(url)  # full: it started, round 1 paired
-    assert "Round 1" in page.text and "/replay" in page.text
+    assert "Round 1" in page.text and "/g/" in page.text
+    assert "/replay" not in page.text  # a running game's replay: once it is over
     assert "Withdraw" in page.text
     me = organiser.get("/me").text
     assert "Winter Cup &amp; co" in me and "round 1" in me
@@ -98,7 +99,8 @@ def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(a
     ((game, _),) = running_games(env, public_id)
     client = app.test_client()
     page = client.get(f"/events/{public_id}").text
-    assert f"/g/{game.public_id}" in page and f"/g/{game.public_id}/replay" in page
+    assert f"/g/{game.public_id}" in page
+    assert f"/g/{game.public_id}/replay" not in page  # the players' while it runs
     back = client.get(f"/g/{game.public_id}").text  # the game's page links its event
     assert f'href="/events/{public_id}"' in back and "links cup" in back
     assert "The seed is shown when the event is over." in page
@@ -109,6 +111,8 @@ def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(a
 
         seed = session.scalars(select(Event.seed).where(Event.public_id == public_id)).one()
     assert seed in page
+    assert f"/g/{game.public_id}/replay" in page  # over: anyone may replay it
+    assert client.get(f"/g/{game.public_id}/replay").status_code == 200
     download = client.get(f"/events/{public_id}/event.json")
     assert download.status_code == 200
     assert json.loads(download.text)["format"] == core.EVENT_FORMAT
@@ -217,3 +221,23 @@ def test_a_swiss_event_without_rounds_gets_the_documented_default():
     from pbem.services.events import lifecycle
 
     assert [lifecycle.default_rounds(n) for n in (2, 3, 4, 5, 8, 9, 64)] == [1, 2, 2, 3, 3, 4, 6]
+
+
+def test_the_create_form_signed_out_says_to_sign_in(app):
+    page = app.test_client().get("/events/new")
+    assert page.status_code == 403
+    assert "does not open a game" not in page.text
+    assert 'href="/signin"' in page.text and "to create or join an event" in page.text
+
+
+def test_the_organiser_joins_their_own_invitation_only_event(app, env):
+    client = app.test_client()
+    sign_in(client, env, "inv-org@example.test")
+    made = client.post("/api/events", json={"name": "Private", "access": "invitation"})
+    event_id = made.json["id"]
+    page = client.get(f"/events/{event_id}")
+    assert "Join the event" in page.text  # no key needed: it is theirs
+    assert client.post(f"/api/events/{event_id}/join", json={}).status_code == 200
+    stranger = app.test_client()
+    sign_in(stranger, env, "inv-stranger@example.test")
+    assert stranger.post(f"/api/events/{event_id}/join", json={}).status_code == 403

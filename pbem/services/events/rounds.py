@@ -68,6 +68,10 @@ def start(env: Env, public_id: str) -> int | None:
         active = event_rows.active(session, event.id)
         if len(active) < lifecycle.MIN_PLAYERS:
             event.state, event.finished_at = "cancelled", now
+            for entrant in active:  # the one who joined is told
+                player = session.get(Player, entrant.player_id) if entrant.player_id else None
+                if player is not None:
+                    mails.cancelled(session, env, event, player)
             return None
         for entrant in active:  # elimination seeds by the rating at the start
             if entrant.player_id is not None:
