@@ -136,6 +136,10 @@ def test_a_withdrawal_resigns_the_running_game_and_forfeits_the_later_ones(env):
     assert len(gone) == 1 and gone[0].points == 0 and gone[0].losses == 3
     forfeits = [b for r in page.rounds for b in r.boards if b.result and "forfeit" in b.result]
     assert len(forfeits) == 2 and all(b.game is None for b in forfeits)
+    (final,) = event_mails(env, "leave1@example.test", ("event_over",))
+    name = gone[0].name
+    assert f"{name} (withdrawn):" in final.text_body  # the final standings mark who left
+    assert f"{name} (withdrawn):" in final.html_body
     with pytest.raises(WrongState):
         entries.withdraw(env, public_id, ids[0])  # it is over
     assert _record_checks(env, public_id).ok
