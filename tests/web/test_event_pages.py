@@ -241,3 +241,13 @@ def test_the_organiser_joins_their_own_invitation_only_event(app, env):
     stranger = app.test_client()
     sign_in(stranger, env, "inv-stranger@example.test")
     assert stranger.post(f"/api/events/{event_id}/join", json={}).status_code == 403
+
+
+def test_an_event_game_over_links_its_event_on_the_seat_page_and_offers_no_rematch(app, env):
+    public_id, _ = new_event(env, "norematch", 2, format="swiss", rounds=1)
+    ((game, _),) = running_games(env, public_id)
+    token = env.links.seat_token(game.public_id, 0, 1)
+    finish_round(env, public_id)
+    page = app.test_client().get(f"/s/{token}").text
+    assert f'href="/events/{public_id}' in page and "norematch cup" in page
+    assert "Rematch" not in page
