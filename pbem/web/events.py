@@ -50,6 +50,27 @@ STATES = {
 }
 
 
+#: The computer's name in the reader's language: an event stores and records it in
+#: English (``computer.name``), the same for every reader.
+COMPUTER_NAMES = {
+    computer.name("easy"): _l("Computer (easy)"),
+    computer.name("normal"): _l("Computer (normal)"),
+    computer.name("strong"): _l("Computer (strong)"),
+}
+
+
+def shown_name(name: str, page: pages.EventPage) -> Any:
+    """An entrant's name as the page shows it: the computer's, if this event has it at
+    that level, in the reader's language; anyone else's as they wrote it."""
+    levels = {computer.name(e.computer) for e in page.entrants if e.computer}
+    return COMPUTER_NAMES.get(name, name) if name in levels else name
+
+
+@bp.app_template_filter("entrant")
+def _entrant(name: str | None, page: pages.EventPage) -> Any:
+    return shown_name(name, page) if name is not None else name
+
+
 @bp.app_context_processor
 def _names() -> dict[str, Any]:
     return {

@@ -251,3 +251,13 @@ def test_an_event_game_over_links_its_event_on_the_seat_page_and_offers_no_remat
     page = app.test_client().get(f"/s/{token}").text
     assert f'href="/events/{public_id}' in page and "norematch cup" in page
     assert "Rematch" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "word"),
+    [("el", "Υπολογιστής"), ("fa", "رایانه"), ("uk", "Комп’ютер"), ("zh", "电脑")],
+)
+def test_the_computer_is_named_in_the_reader_language(app, env, language, word):
+    public_id, _ = new_event(env, f"cname{language}", 1, computer="normal", format="swiss")
+    page = app.test_client().get(f"/events/{public_id}?lang={language}").text
+    assert word in page and "Computer (normal)" not in page
