@@ -26,7 +26,12 @@ def event_group() -> None:
     default="swiss",
     show_default=True,
 )
-@click.option("--rounds", type=int, default=None, help="Swiss only.")
+@click.option(
+    "--rounds",
+    type=int,
+    default=None,
+    help="Swiss only; by default ceil(log2 of --players).",
+)
 @click.option("--players", type=int, default=8, show_default=True, help="The most players.")
 @click.option("--days", type=int, default=3, show_default=True, help="Days per move (0: none).")
 @click.option("--start-at", default=None, help="Start at this UTC time (ISO); else when full.")
@@ -45,8 +50,9 @@ def create(
 ) -> None:
     """Create an event; prints its id, its commitment and, by invitation, its link."""
     from ..services.core.errors import ServiceError
-    from ..services.core.identity import checked_email, player_for
+    from ..services.core.identity import checked_email
     from ..services.events import lifecycle
+    from ..store import players as player_rows
 
     env = ready_env()
     when = None
@@ -60,8 +66,14 @@ def create(
         when = when if when.tzinfo else when.replace(tzinfo=UTC)
     try:
         address = checked_email(organiser, "--organiser")
-        with env.db.write() as session:
-            player_id = player_for(session, address, address.split("@")[0], env.clock.now()).id
+        with env.db.read() as session:
+            account = player_rows.by_email(session, address)
+            player_id = account.id if account is not None and account.erased_at is None else None
+        if player_id is None:
+            raise click.BadParameter(
+                f"no account has the address {address}: its owner signs in once first",
+                param_hint="--organiser",
+            )
         created = lifecycle.create(
             env,
             player_id,

@@ -37,6 +37,9 @@ def error_json(error: ServiceError) -> Any:
     if isinstance(error, MoveRefused):
         body["code"] = getattr(error.error, "code", None)
         body["params"] = getattr(error.error, "params", {})
+    fields = getattr(error, "fields", None)
+    if fields:  # a JSON body's fields refused, each with why
+        body["fields"] = {k: str(v) for k, v in fields.items()}
     position = getattr(error, "position", None)
     if position is not None:  # "the game has moved on: here is the current position"
         body["position"] = position

@@ -50,6 +50,27 @@ STATES = {
 }
 
 
+#: The computer's name in the reader's language: an event stores and records it in
+#: English (``computer.name``), the same for every reader.
+COMPUTER_NAMES = {
+    computer.name("easy"): _l("Computer (easy)"),
+    computer.name("normal"): _l("Computer (normal)"),
+    computer.name("strong"): _l("Computer (strong)"),
+}
+
+
+def shown_name(name: str, page: pages.EventPage) -> Any:
+    """An entrant's name as the page shows it: the computer's, if this event has it at
+    that level, in the reader's language; anyone else's as they wrote it."""
+    levels = {computer.name(e.computer) for e in page.entrants if e.computer}
+    return COMPUTER_NAMES.get(name, name) if name in levels else name
+
+
+@bp.app_template_filter("entrant")
+def _entrant(name: str | None, page: pages.EventPage) -> Any:
+    return shown_name(name, page) if name is not None else name
+
+
 @bp.app_context_processor
 def _names() -> dict[str, Any]:
     return {
@@ -65,8 +86,11 @@ def event_list() -> str:
 
 
 @bp.get("/events/new")
-def event_form() -> str:
-    player = need_player()
+def event_form() -> Any:
+    player = signed_in()
+    if player is None:  # refused, with a page saying to sign in and where
+        return render_template("web/event_new.html", player=None, error=None, form={}), 403
+    player = need_player()  # the account's language and zone
     return render_template("web/event_new.html", player=player, error=None, form={})
 
 
@@ -89,6 +113,11 @@ def spec_from(data: Any) -> lifecycle.EventSpec:
             starts_at = starts_at.replace(tzinfo=UTC)
     rounds_raw = str(data.get("rounds", "") or "").strip()
     fmt = str(data.get("format", "swiss"))[:32]
+    rounds = None  # none given: the default (``lifecycle.default_rounds``)
+    if fmt == "swiss" and rounds_raw:
+        rounds = inputs.bounded_int(
+            rounds_raw, low=1, high=lifecycle.MAX_SWISS_ROUNDS, label=_l("Rounds")
+        )
     return lifecycle.EventSpec(
         name=str(data.get("name", ""))[: inputs.MAX_SHORT],
         format=fmt,
@@ -103,11 +132,7 @@ def spec_from(data: Any) -> lifecycle.EventSpec:
         starts_at=starts_at,
         rated=str(data.get("rated", "")).lower() in ("1", "on", "true", "yes"),
         access=str(data.get("access", "open"))[:12],
-        rounds=inputs.bounded_int(
-            rounds_raw, low=1, high=lifecycle.MAX_SWISS_ROUNDS, label=_l("Rounds")
-        )
-        if fmt == "swiss"
-        else None,
+        rounds=rounds,
     )
 
 
@@ -214,6 +239,21 @@ def _api_player() -> Any:
     return need_player()
 
 
+#: The fields of ``POST /api/events`` and their JSON types (docs/events.md, "The JSON API").
+CREATE_FIELDS = {
+    "name": "text",
+    "format": "text",
+    "rounds": "whole",
+    "max_players": "whole",
+    "days_per_move": "whole_or_null",
+    "start": "text",
+    "starts_at": "text",
+    "rated": "boolean",
+    "access": "text",
+}
+CREATE_EXAMPLE = '{"name": "Spring cup", "format": "swiss", "rounds": 5}'
+
+
 @bp.get("/api/events")
 def api_list() -> Any:
     return jsonify({"events": [_summary_json(s) for s in pages.listing(services())]})
@@ -222,8 +262,16 @@ def api_list() -> Any:
 @bp.post("/api/events")
 def api_create() -> Any:
     player = _api_player()
-    data = {k: v for k, v in inputs.json_object().items() if isinstance(v, str | int | bool)}
-    created = lifecycle.create(services(), player.id, spec_from(data))
+    data = inputs.json_fields(CREATE_EXAMPLE, CREATE_FIELDS)
+    form = {k: str(v) for k, v in data.items() if k not in ("start", "rated", "days_per_move")}
+    if "start" in data:
+        form["start_mode"] = data["start"]
+    if "days_per_move" in data:
+        form["days_per_move"] = (
+            "none" if data["days_per_move"] is None else str(data["days_per_move"])
+        )
+    form["rated"] = "true" if data.get("rated", True) else ""
+    created = lifecycle.create(services(), player.id, spec_from(form))
     return jsonify(
         {
             "id": created.public_id,
@@ -236,14 +284,15 @@ def api_create() -> Any:
 @bp.post("/api/events/<public_id>/join")
 def api_join(public_id: str) -> Any:
     player = _api_player()
-    key = inputs.json_object().get("key")
-    started = entries.join(services(), public_id, player.id, key if isinstance(key, str) else None)
+    key = inputs.json_fields('{"key": "…"}', {"key": "text"}).get("key")
+    started = entries.join(services(), public_id, player.id, key)
     return jsonify({"joined": True, "started": started})
 
 
 @bp.post("/api/events/<public_id>/withdraw")
 def api_withdraw(public_id: str) -> Any:
     player = _api_player()
+    inputs.json_fields("{}", {})  # no fields: one withdraws oneself only
     entries.withdraw(services(), public_id, player.id)
     return jsonify({"withdrawn": True})
 

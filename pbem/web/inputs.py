@@ -131,8 +131,9 @@ def texts(source: MultiDict[str, str], name: str, *, limit: int = MAX_SHORT) -> 
     return values
 
 
-def json_object() -> dict[str, Any]:
-    """The request's JSON body, which must be a small, shallow object."""
+def json_object(example: str | None = None) -> dict[str, Any]:
+    """The request's JSON body, which must be a small, shallow object (``example``: how
+    one looks, told when it is not one; the seat API's by default)."""
     if (request.content_length or 0) > MAX_JSON_BYTES:
         raise RequestEntityTooLarge()
     data = request.get_data(cache=True)
@@ -147,8 +148,47 @@ def json_object() -> dict[str, Any]:
     except (ValueError, RecursionError):
         parsed = None
     if not isinstance(parsed, dict):
+        if example is not None:
+            raise InvalidInput(_l("Send a JSON object, e.g. %(example)s.", example=example))
         raise InvalidInput(_l('Send a JSON object, e.g. {"n": 12, "move": "camels"}.'))
     return parsed
+
+
+class FieldErrors(InvalidInput):
+    """A JSON body's fields refused, each with why: all of them at once (``fields``)."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        super().__init__(
+            _l("Some fields were refused: %(fields)s.", fields=", ".join(sorted(fields)))
+        )
+        self.fields = fields
+
+
+#: The JSON types a body's field may have, and how a refusal of another says so.
+JSON_TYPES: dict[str, tuple[tuple[type, ...], Any]] = {
+    "text": ((str,), _l("must be a string")),
+    "whole": ((int,), _l("must be a whole number")),
+    "whole_or_null": ((int, type(None)), _l("must be a whole number or null")),
+    "boolean": ((bool,), _l("must be true or false")),
+}
+
+
+def json_fields(example: str, fields: dict[str, str]) -> dict[str, Any]:
+    """The request's JSON object, every field known and of its type (``fields``: name to a
+    key of ``JSON_TYPES``); else a 400 naming each field refused and why (``FieldErrors``)."""
+    data = json_object(example)
+    refused: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = fields.get(key)
+        if kind is None:
+            refused[key[:40]] = _l("unknown field")
+            continue
+        types, wrong = JSON_TYPES[kind]
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            refused[key] = wrong
+    if refused:
+        raise FieldErrors(refused)
+    return data
 
 
 def json_depth(data: bytes | str) -> int:

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from pbem.services.events import entries
 from pbem.store.models import Event, OutboxMessage
-from tests.events.services_play import players
+from tests.events.services_play import finish_round, new_event, players
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,7 +52,9 @@ def test_create_join_and_follow_an_event(browser, env, live_server):
         page.reload()
         page.click("text=Join the event")
         page.wait_for_selector("text=Round 1")
-        assert page.locator("a", has_text="replay").count() == 1
+        assert page.locator("a:text-is('game')").count() == 1
+        # a running game's replay is its players' until it is over (as its own page)
+        assert page.locator("a", has_text="replay").count() == 0
         assert "The seed is shown when the event is over." in page.inner_text("body")
         context.close()
         phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
@@ -69,3 +71,49 @@ def test_create_join_and_follow_an_event(browser, env, live_server):
     with env.db.read() as session:
         state = session.scalars(select(Event.state).where(Event.public_id == public_id)).one()
     assert state == "running"
+
+
+def _box(page, selector: str) -> dict:
+    return page.locator(selector).first.bounding_box()
+
+
+def test_an_event_and_its_create_form_fit_a_phone(browser, env, live_server):
+    """At 360×740: the standings and the crosstable each in a labelled scroll box, the
+    page no wider than the phone, the crosstable's name column not stretched; on the
+    create form each choice beside its box and each field under its label."""
+    public_id, _ = new_event(env, "phonecrosstablelongname", 5, format="round-robin")
+    finish_round(env, public_id)
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    page = phone.new_page()
+    try:
+        page.goto(f"{live_server}/events/{public_id}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        for heading in ("standings-heading", "crosstable-heading"):
+            box = page.locator(f"div.table-scroll[aria-labelledby={heading}]")
+            assert box.get_attribute("role") == "region"
+            assert box.get_attribute("tabindex") == "0"
+        name = _box(page, "table.crosstable tbody th[scope=row]")
+        assert name["width"] <= 200  # the name column folds: the scores show beside it
+        first = _box(page, "table.crosstable tbody td")
+        assert first["x"] + first["width"] <= 360
+        assert page.locator("a", has_text="replay").count() >= 1  # round 1's, over
+        _sign_in(page, env, live_server, "phone-org@example.test")
+        page.goto(f"{live_server}/events/new")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        for value in ("full", "date", "open", "invitation"):
+            radio = _box(page, f"input[type=radio][value={value}]")
+            label = page.locator(f"label:has(input[type=radio][value={value}])")
+            text = label.evaluate(
+                "l => { const n = [...l.childNodes].find(c => c.nodeType === 3 && c.data.trim());"
+                " const r = document.createRange(); r.selectNodeContents(n);"
+                " return r.getClientRects()[0].toJSON(); }"
+            )
+            middle = radio["y"] + radio["height"] / 2
+            assert text["y"] <= middle <= text["y"] + text["height"]  # on its label's line
+            assert radio["x"] < 40  # at the start, not centred
+        players_label = _box(page, "label:has(input[name=max_players])")
+        players_field = _box(page, "input[name=max_players]")
+        assert players_field["y"] >= players_label["y"]
+        assert players_field["y"] - players_label["y"] < 40  # under its label, together
+    finally:
+        phone.close()

@@ -16,8 +16,24 @@ def run(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
-def test_create_start_pair_and_export_an_event(cli_env, tmp_path):  # noqa: F811
+def _account(address: str) -> None:
+    from pbem.cli_env import ready_env
+    from pbem.services.core.identity import player_for
+
+    env = ready_env()
+    with env.db.write() as session:
+        player_for(session, address, address.split("@")[0], env.clock.now())
+
+
+def test_create_start_pair_and_export_an_event(cli_env, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("PBEM_BASE_URL", "https://jaipur.example")
     assert run("db", "upgrade").exit_code == 0
+    nobody = run("event", "create", "--organiser", "org@example.test", "--name", "Club night")
+    assert nobody.exit_code == 2 and "no account has the address" in nobody.output
+    _account("org@example.test")
+    default = run("event", "create", "--organiser", "org@example.test", "--name", "Swiss night")
+    assert default.exit_code == 0, default.output  # Swiss by default, its rounds too
+    assert "page: https://jaipur.example/events/" in default.output
     made = run(
         "event",
         "create",
@@ -35,7 +51,8 @@ def test_create_start_pair_and_export_an_event(cli_env, tmp_path):  # noqa: F811
     )
     assert made.exit_code == 0, made.output
     event_id = made.output.splitlines()[0]
-    assert "commitment: " in made.output and "/invited/" in made.output
+    assert "commitment: " in made.output
+    assert "invitation link: https://jaipur.example/events/" in made.output
     lonely = run("event", "start", event_id)
     assert "cancelled" in lonely.output  # nobody joined
     refused = run("event", "pair", event_id)
@@ -48,7 +65,7 @@ def test_create_start_pair_and_export_an_event(cli_env, tmp_path):  # noqa: F811
         "event",
         "create",
         "--organiser",
-        "x@example.test",
+        "org@example.test",
         "--name",
         "<b>",
         "--format",

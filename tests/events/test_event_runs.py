@@ -136,6 +136,10 @@ def test_a_withdrawal_resigns_the_running_game_and_forfeits_the_later_ones(env):
     assert len(gone) == 1 and gone[0].points == 0 and gone[0].losses == 3
     forfeits = [b for r in page.rounds for b in r.boards if b.result and "forfeit" in b.result]
     assert len(forfeits) == 2 and all(b.game is None for b in forfeits)
+    (final,) = event_mails(env, "leave1@example.test", ("event_over",))
+    name = gone[0].name
+    assert f"{name} (withdrawn):" in final.text_body  # the final standings mark who left
+    assert f"{name} (withdrawn):" in final.html_body
     with pytest.raises(WrongState):
         entries.withdraw(env, public_id, ids[0])  # it is over
     assert _record_checks(env, public_id).ok
@@ -184,6 +188,13 @@ def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(
     rounds.advance(env)
     assert state(env, created.public_id) == "running"
     assert state(env, lonely.public_id) == "cancelled"
+    # the one who joined is told, in their language; the seed is shown; joining refused
+    (told,) = event_mails(env, "dated1@example.test", ("event_cancelled",))
+    assert "was cancelled" in told.text_body and "Dated" in told.subject
+    check_event_notice(env, told)
+    assert pages.event_page(env, lonely.public_id).seed is not None
+    with pytest.raises(WrongState, match="cancelled"):
+        entries.join(env, lonely.public_id, ids[1])
 
 
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):
@@ -220,3 +231,36 @@ def test_the_issues_whole_events_run_and_verify(env, prefix, people, spec, round
     assert state(env, public_id) == "finished"
     assert len(pages.event_page(env, public_id).rounds) == rounds_played
     _record_checks(env, public_id)
+
+
+def test_the_computer_moving_first_makes_its_move_before_the_one_round_mail(env):
+    """docs/events.md: one mail per round. When the computer moves first, its first move
+    is made before the round mail is written: that mail shows the position after it, and
+    no "your turn" follows it."""
+    public_id, _ids = new_event(env, "cfirst", 1, computer="easy", format="double-round-robin")
+    seen_first = False
+    for _ in range(2):  # the second round swaps the seats: the computer is first in one
+        ((game, _pairing),) = running_games(env, public_id)
+        with env.db.read() as session:
+            g = session.get(Game, game.id)
+            person = next(s.seat for s in g.seats if s.bot is None)
+            logged = session.scalars(select(MoveRow).where(MoveRow.game_id == g.id)).all()
+            told = session.scalars(
+                select(OutboxMessage).where(
+                    OutboxMessage.game_id == g.id,
+                    OutboxMessage.seat == person,
+                    OutboxMessage.status != "dropped",
+                )
+            ).all()
+        assert [m.kind for m in told] == ["invitation"]
+        assert "first.It is" not in told[0].text_body  # a sentence per line, spaced
+        assert "first.\nIt is your game of round" in told[0].text_body
+        if person == 1:  # the computer sat first: its move was logged before the mail
+            seen_first = True
+            assert [m.source for m in logged] == ["bot"]
+            assert "(move 1:" in told[0].text_body
+            assert "move 1:" in told[0].html_body
+        else:
+            assert logged == []
+        finish_round(env, public_id)
+    assert seen_first

@@ -35,7 +35,7 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "mail"
 KINDS = {p.stem for p in TEMPLATES.glob("*.txt") if not p.stem.startswith("_")}
 #: An event's notices to a player who joined it (a bye, the final standings): checked by
 #: tests/events/test_event_runs.py with ``check_event_notice`` below, on a whole event.
-EVENT_NOTICES = {"event_bye", "event_over"}
+EVENT_NOTICES = {"event_bye", "event_over", "event_cancelled"}
 #: Mails that cannot be answered: the game is over, several games at once, or an
 #: account's one-time link; each says so in its text.
 UNANSWERABLE = {"game_over", "digest", "sign_in", "change_email", "address_taken", "bounced"}

@@ -50,7 +50,8 @@ def test_a_signed_in_player_creates_an_event_and_others_join_until_it_starts(app
     page = organiser.get(url)
     joined = organiser.post(f"{url}/join", data={"csrf_token": csrf_of(page.text)})
     page = organiser.get(url)  # full: it started, round 1 paired
-    assert "Round 1" in page.text and "/replay" in page.text
+    assert "Round 1" in page.text and "/g/" in page.text
+    assert "/replay" not in page.text  # a running game's replay: once it is over
     assert "Withdraw" in page.text
     me = organiser.get("/me").text
     assert "Winter Cup &amp; co" in me and "round 1" in me
@@ -98,7 +99,8 @@ def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(a
     ((game, _),) = running_games(env, public_id)
     client = app.test_client()
     page = client.get(f"/events/{public_id}").text
-    assert f"/g/{game.public_id}" in page and f"/g/{game.public_id}/replay" in page
+    assert f"/g/{game.public_id}" in page
+    assert f"/g/{game.public_id}/replay" not in page  # the players' while it runs
     back = client.get(f"/g/{game.public_id}").text  # the game's page links its event
     assert f'href="/events/{public_id}"' in back and "links cup" in back
     assert "The seed is shown when the event is over." in page
@@ -109,6 +111,8 @@ def test_the_page_links_each_game_and_its_replay_and_shows_the_seed_at_the_end(a
 
         seed = session.scalars(select(Event.seed).where(Event.public_id == public_id)).one()
     assert seed in page
+    assert f"/g/{game.public_id}/replay" in page  # over: anyone may replay it
+    assert client.get(f"/g/{game.public_id}/replay").status_code == 200
     download = client.get(f"/events/{public_id}/event.json")
     assert download.status_code == 200
     assert json.loads(download.text)["format"] == core.EVENT_FORMAT
@@ -176,3 +180,84 @@ def test_the_organiser_enters_the_computer_from_the_page(app, env):
     page = client.get(made.headers["Location"]).text
     assert "Enter the computer" not in page  # once per event
     assert "Computer (strong)" in page
+
+
+def test_the_api_refuses_unknown_and_ill_typed_fields_all_at_once(app, env):
+    client = app.test_client()
+    sign_in(client, env, "api-strict@example.test")
+    bad = client.post(
+        "/api/events",
+        json={"name": "Strict", "max_players": 3.5, "rated": "yes", "colour": "red"},
+    )
+    assert bad.status_code == 400
+    assert bad.json["fields"] == {
+        "max_players": "must be a whole number",
+        "rated": "must be true or false",
+        "colour": "unknown field",
+    }
+    assert "colour" in bad.json["error"] and "max_players" in bad.json["error"]
+    past = client.post(
+        "/api/events", json={"name": "Past", "start": "date", "starts_at": "yesterday"}
+    )
+    assert past.status_code == 400 and "future" in past.json["error"]
+    names = [e["name"] for e in client.get("/api/events").json["events"]]
+    assert "Strict" not in names and "Past" not in names  # nothing stored
+    listed = client.post("/api/events", json=["name", "x"])
+    assert listed.status_code == 400 and '"move"' not in listed.json["error"]
+    assert '"name"' in listed.json["error"]
+    made = client.post("/api/events", json={"name": "Swiss by default", "max_players": 6})
+    assert made.status_code == 201  # Swiss, its rounds by default: ceil(log2 6) = 3
+    event_id = made.json["id"]
+    assert client.post(f"/api/events/{event_id}/join", json={"key": 5}).json["fields"] == {
+        "key": "must be a string"
+    }
+    assert client.post(f"/api/events/{event_id}/join", json={}).status_code == 200
+    other = client.post(f"/api/events/{event_id}/withdraw", json={"entrant": "org"})
+    assert other.status_code == 400 and other.json["fields"] == {"entrant": "unknown field"}
+    assert client.get(f"/api/events/{event_id}").json["players"] == 1  # still in
+
+
+def test_a_swiss_event_without_rounds_gets_the_documented_default():
+    from pbem.services.events import lifecycle
+
+    assert [lifecycle.default_rounds(n) for n in (2, 3, 4, 5, 8, 9, 64)] == [1, 2, 2, 3, 3, 4, 6]
+
+
+def test_the_create_form_signed_out_says_to_sign_in(app):
+    page = app.test_client().get("/events/new")
+    assert page.status_code == 403
+    assert "does not open a game" not in page.text
+    assert 'href="/signin"' in page.text and "to create or join an event" in page.text
+
+
+def test_the_organiser_joins_their_own_invitation_only_event(app, env):
+    client = app.test_client()
+    sign_in(client, env, "inv-org@example.test")
+    made = client.post("/api/events", json={"name": "Private", "access": "invitation"})
+    event_id = made.json["id"]
+    page = client.get(f"/events/{event_id}")
+    assert "Join the event" in page.text  # no key needed: it is theirs
+    assert client.post(f"/api/events/{event_id}/join", json={}).status_code == 200
+    stranger = app.test_client()
+    sign_in(stranger, env, "inv-stranger@example.test")
+    assert stranger.post(f"/api/events/{event_id}/join", json={}).status_code == 403
+
+
+def test_an_event_game_over_links_its_event_on_the_seat_page_and_offers_no_rematch(app, env):
+    public_id, _ = new_event(env, "norematch", 2, format="swiss", rounds=1)
+    ((game, _),) = running_games(env, public_id)
+    token = env.links.seat_token(game.public_id, 0, 1)
+    finish_round(env, public_id)
+    page = app.test_client().get(f"/s/{token}").text
+    assert f'href="/events/{public_id}' in page and "norematch cup" in page
+    assert "Rematch" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "word"),
+    [("el", "Υπολογιστής"), ("fa", "رایانه"), ("uk", "Комп’ютер"), ("zh", "电脑")],
+)
+def test_the_computer_is_named_in_the_reader_language(app, env, language, word):
+    public_id, _ = new_event(env, f"cname{language}", 1, computer="normal", format="swiss")
+    page = app.test_client().get(f"/events/{public_id}?lang={language}").text
+    assert word in page and "Computer (normal)" not in page

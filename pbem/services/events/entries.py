@@ -25,6 +25,8 @@ from .lifecycle import invitation_hash
 
 
 def _open(event: Event) -> None:
+    if event.state == "cancelled":
+        raise WrongState(_l("This event was cancelled: it takes no players."))
     if event.state != "open":
         raise WrongState(_l("This event has started: it takes no new players."))
 
@@ -40,9 +42,15 @@ def join(env: Env, public_id: str, player_id: int, invitation: str | None = None
     with env.db.write() as session:
         event = lifecycle.event_row(session, public_id, lock=True)
         _open(event)
-        if event.access == "invitation" and (
-            not invitation
-            or not secrets.compare_digest(invitation_hash(invitation), event.invitation_hash or "")
+        if (
+            event.access == "invitation"
+            and player_id != event.creator_id
+            and (
+                not invitation
+                or not secrets.compare_digest(
+                    invitation_hash(invitation), event.invitation_hash or ""
+                )
+            )
         ):
             raise NotAllowed(_l("This event is by invitation: open the link you were sent."))
         _room(session, event)

@@ -32,6 +32,12 @@ MAX_PLAYERS = 64
 MAX_SWISS_ROUNDS = 20
 
 
+def default_rounds(max_players: int) -> int:
+    """A Swiss event's rounds when the organiser sets none: ceil(log2 of the most players),
+    the fewest after which one player can have won every game (docs/events.md)."""
+    return max(1, (max(max_players, 2) - 1).bit_length())
+
+
 @dataclass(frozen=True, slots=True)
 class EventSpec:
     """What the organiser chooses (each part checked by ``check``)."""
@@ -71,7 +77,8 @@ class EventSpec:
             raise InvalidInput(_l("An event is open to anyone with its link, or by invitation."))
         rounds = self.rounds
         if self.format == "swiss":
-            if rounds is None or not 1 <= rounds <= MAX_SWISS_ROUNDS:
+            rounds = default_rounds(self.max_players) if rounds is None else rounds
+            if not 1 <= rounds <= MAX_SWISS_ROUNDS:
                 raise InvalidInput(_l("Swiss rounds: 1 to %(high)s", high=MAX_SWISS_ROUNDS))
         else:
             rounds = None

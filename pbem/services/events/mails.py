@@ -1,4 +1,5 @@
-"""An event's own mails (the games' mails are the games'): a round's bye, the final standings.
+"""An event's own mails (the games' mails are the games'): a round's bye, the final standings,
+the cancellation of an event that did not start.
 
 Each is written in the player's saved language (``accounts.sign_in_links.mail``); the
 names in them are the players' own, autoescaped in the HTML part (invariant 9).
@@ -52,5 +53,21 @@ def final(
         rows=list(table),
         seed=event.seed,
         commitment=event.commitment,
+        event_url=env.event_url(event.public_id),
+    )
+
+
+def cancelled(session: Session, env: Env, event: Event, player: Player) -> None:
+    """To a player who joined an event cancelled at its start (fewer than two players)."""
+    if player.erased_at is not None:
+        return
+    mail(
+        session,
+        env,
+        "event_cancelled",
+        player.email,
+        _l("%(event)s is cancelled", event=event.name),
+        player,
+        event=event.name,
         event_url=env.event_url(event.public_id),
     )

@@ -65,7 +65,7 @@ class EventPage:
     summary: EventSummary
     access: str
     commitment: str
-    seed: str | None  # only once the event is finished
+    seed: str | None  # only once the event is finished or cancelled (nothing depends on it)
     rounds_planned: int | None
     entrants: tuple[Entrant, ...]
     standings: tuple[draw.Row, ...]
@@ -151,7 +151,7 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             _summary(event),
             event.access,
             event.commitment,
-            event.seed if event.state == "finished" else None,
+            event.seed if event.state in ("finished", "cancelled") else None,
             draw.rounds_planned(event, entrants),
             tuple(
                 Entrant(e.name, e.computer_level, e.withdrawn_at is not None, e is mine)

@@ -26,14 +26,16 @@ from ...engine import Match
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
 from ...store import games as game_store
+from ...store import outbox as outbox_store
 from ...store import wakeup
 from ...store.models import Event, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import WrongState
 from ..core.lookup import log_rows, state_of
+from ..core.replayed import replay_log
 from ..core.status import GameStatus
-from ..mailing import queued_mails
+from ..mailing import queued_mails, told
 from ..play import computer, game_clock, moves, new_games
 from . import draw, lifecycle, mails
 
@@ -66,6 +68,10 @@ def start(env: Env, public_id: str) -> int | None:
         active = event_rows.active(session, event.id)
         if len(active) < lifecycle.MIN_PLAYERS:
             event.state, event.finished_at = "cancelled", now
+            for entrant in active:  # the one who joined is told
+                player = session.get(Player, entrant.player_id) if entrant.player_id else None
+                if player is not None:
+                    mails.cancelled(session, env, event, player)
             return None
         for entrant in active:  # elimination seeds by the rating at the start
             if entrant.player_id is not None:
@@ -195,6 +201,8 @@ def _make_games(env: Env, event_id: int) -> int:
             bot_seat=levels.index(level) if level is not None else 1,
             invite=False,
         )
+        if levels[0] is not None:  # the computer starts: its move first, then the mail
+            _computer_opens(env, created.public_id)
         with env.db.write() as session:
             game = game_store.by_public_id(session, created.public_id)
             assert game is not None
@@ -205,8 +213,10 @@ def _make_games(env: Env, event_id: int) -> int:
                 # game first: this one stays unlinked and unmailed, and is ended here
                 game.status, game.finished_at = GameStatus.FINISHED.value, game.created_at
                 game.integrity_error = "an event board's duplicate game, never played"
+                outbox_store.drop_unsent(session, [], [(game.id, 0), (game.id, 1)])
                 continue
-            match = state_of(env, game, [])
+            log = replay_log(env, session, game)
+            opened = told.last_move(log) if log.n else None
             for seat in (0, 1):
                 if game.seats[seat].bot is None:
                     queued_mails.event_round(
@@ -215,14 +225,41 @@ def _make_games(env: Env, event_id: int) -> int:
                         game,
                         seat,
                         created.tokens[seat],
-                        match,
+                        log.match,
                         event=name,
                         event_url=env.event_url(public_id),
                         round_no=number,
+                        opened=opened,
                     )
-            if match.to_move is not None and game.seats[match.to_move].bot is not None:
+            _told_by_round_mail(session, game.id)
+            to_move = log.match.to_move
+            if to_move is not None and game.seats[to_move].bot is not None:
                 wakeup.computer_to_move(session)  # the computer starts: at once
     return len(todo)
+
+
+def _computer_opens(env: Env, public_id: str) -> None:
+    """The computer's first move of an event game, made before the round mail is written
+    (docs/events.md: one mail per round): that mail shows it, and the person's "your
+    turn" queued with the move is dropped as told (``_told_by_round_mail``). Should the
+    search fail, the game starts as any game against the computer: its job moves."""
+    with env.db.read() as session:
+        game = game_store.by_public_id(session, public_id)
+        game_id = game.id if game is not None else None
+    if game_id is None:
+        return
+    try:
+        computer.move_now(env, game_id)
+    except Exception:  # invariant 9: the round's mails still go out
+        logger.exception("event game %s: the computer's first move failed", public_id)
+
+
+def _told_by_round_mail(session: Session, game_id: int) -> None:
+    """The "your turn" of the computer's first move, queued before the round mail that
+    tells that move: not sent (one mail per round)."""
+    for row in outbox_store.unsent_about(session, [game_id]):
+        if row.kind == "your_turn" and row.status == "pending":
+            outbox_store.mark_dropped(row, "told by the event's round mail")
 
 
 def resign_games(env: Env, public_id: str, entrant_id: int) -> int:

@@ -20,6 +20,7 @@ from ..core.env import Env
 from ..core.lookup import log_rows
 from ..core.replayed import owed_entry, seat_names
 from .seat_mail import queue_written
+from .told import Moved
 
 
 def invitation(
@@ -31,12 +32,15 @@ def invitation(
     match: Match | None,
     *,
     event: dict[str, Any] | None = None,
+    opened: Moved | None = None,
 ) -> None:
     """The first mail of a game; ``match`` is None while the game waits to be accepted.
     ``event`` (its name, url and round): an event's round, whose one mail to a player is
-    this invitation, naming the event, the round and the opponent."""
+    this invitation, naming the event, the round and the opponent. ``opened``: the
+    opponent's first move, made already (the computer's, in an event), told here."""
     opponent = seat_names(game)[1 - seat]
-    starts = match is not None and match.to_move == seat
+    starts = match is not None and match.to_move == seat and opened is None
+    reply_n = opened.n + 1 if opened is not None else 1 if starts else None
     subject = (
         _l("Jaipur vs %(opponent)s — a new game", opponent=opponent)
         if event is None
@@ -58,10 +62,11 @@ def invitation(
         waiting=match is None,
         view=jaipur.seat_view(match, seat) if match is not None else None,
         starts=_l("You move first.") if starts else _l("%(name)s moves first.", name=opponent),
-        reply_n=1 if starts else None,
-        answer_n=1,  # the second player's reply is read, and told whose turn it is
+        reply_n=reply_n,
+        answer_n=reply_n or 1,  # the second player's reply is read, and told whose turn it is
         message_id=outbox_row.thread_id(game.public_id, seat, env.config.mail_from),
         event=event,
+        opened=opened,
     )
 
 
@@ -76,10 +81,12 @@ def event_round(
     event: str,
     event_url: str,
     round_no: int,
+    opened: Moved | None = None,
 ) -> None:
-    """The one mail of an event's round to a player (``services/events/rounds.py``)."""
+    """The one mail of an event's round to a player (``services/events/rounds.py``);
+    ``opened``: the computer's first move, made before it."""
     event_of = {"name": event, "url": event_url, "round": round_no}
-    invitation(session, env, game, seat, token, match, event=event_of)
+    invitation(session, env, game, seat, token, match, event=event_of, opened=opened)
 
 
 def dealt(

@@ -225,6 +225,21 @@ def computer_moves(
     return report
 
 
+def move_now(env: Env, game_id: int) -> bool:
+    """The computer's move in this game at once, if it is its turn; False if it is not.
+
+    An event's round makes the computer's first move before the round's one mail is
+    written (``events.rounds``), so that mail shows it and no "your turn" follows."""
+    with env.db.read() as session:
+        game = session.get(Game, game_id)
+        bot = next((s for s in game.seats if s.bot is not None), None) if game else None
+        if bot is None:
+            return False
+        seat, level = bot.seat, bot.bot
+    assert level is not None
+    return _play_one(env, game_id, seat, level)
+
+
 def _play_one(env: Env, game_id: int, seat: int, level: str) -> bool:
     """The computer's move in this game if it is its turn; False if it is not."""
     with env.db.read() as session:

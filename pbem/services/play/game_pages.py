@@ -87,6 +87,10 @@ class SeatPage:
     thinking: bool = False
     #: For each seat, whether mail to its address bounces (``mailing/bounces.py``).
     bouncing: tuple[bool, ...] = (False, False)
+    #: Once the game is over, the event it was played in: (its public id, its name, the
+    #: round), else None; an event's game has no rematch. Looked up only then: a running
+    #: game's page stays one query.
+    event: tuple[str, str, int] | None = None
 
     @property
     def away_more(self) -> bool:
@@ -201,6 +205,7 @@ def seat_page(
         away = [v for v in seat.vacations if as_utc(v.ends_at) > now]
         info = game_info(game, match.is_over, log.n if log.broken else None)
         playing = not info.frozen  # a frozen game has no turn, no clock and no claim
+        found = event_rows.of_games(session, [game.id]).get(game.id) if match.is_over else None
         return SeatPage(
             game=info,
             seat=seat.seat,
@@ -221,6 +226,7 @@ def seat_page(
             late=playing and match.overdue == seat.seat,
             thinking=playing and info.computer is not None and match.to_move == info.computer[0],
             bouncing=bouncing,
+            event=(found[0].public_id, found[0].name, found[1].round) if found else None,
         )
 
 
