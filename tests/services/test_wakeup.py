@@ -146,7 +146,7 @@ def test_the_move_that_ends_a_game_starts_its_analysis_at_once(env):
     from apscheduler.schedulers.background import BackgroundScheduler
 
     from pbem import scheduler as entry
-    from pbem.services.core import log
+    from pbem.services.core import lookup
     from pbem.services.records import analysis
     from tests.mail.play import play
 
@@ -166,7 +166,7 @@ def test_the_move_that_ends_a_game_starts_its_analysis_at_once(env):
         shown = None
         while time.perf_counter() - ended < 30:
             with env.db.read() as session:
-                shown = analysis.shown(session, log.game_row(session, public_id))
+                shown = analysis.shown(session, lookup.game_row(session, public_id))
             if shown is not None and shown.progress:
                 break
             time.sleep(0.05)
