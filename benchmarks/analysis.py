@@ -40,22 +40,9 @@ class Match:
     """A game of two people, driven through the use cases."""
 
     def __init__(self, url: str, folder: Path) -> None:
-        os.environ.update(
-            PBEM_DATABASE_URL=url,
-            PBEM_ENV="testing",
-            PBEM_SECRET_KEY="analysis",
-            PBEM_INSTANCE_PATH=str(folder),
-        )
-        from pbem.store import migrate
-        from pbem.store.db import make_engine
-        from pbem.web import create_app
+        from benchmarks.testing_app import testing_app
 
-        engine = make_engine(url)
-        migrate.upgrade(engine)
-        engine.dispose()
-        self.app = create_app()
-        self.env = self.app.extensions["pbem"]
-        self.client = self.app.test_client()
+        self.app, self.env, self.client = testing_app(url, folder, "analysis")
 
     def play(self, moves: int, seed: int) -> tuple[str, str, int] | None:
         """A game ``moves`` − 1 moves long that has not ended: (public id, the mover's

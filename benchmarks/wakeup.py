@@ -43,22 +43,9 @@ class Player:
     """Plays games against the computer through the app, one move at a time."""
 
     def __init__(self, url: str, folder: Path, level: str) -> None:
-        os.environ.update(
-            PBEM_DATABASE_URL=url,
-            PBEM_ENV="testing",
-            PBEM_SECRET_KEY="wakeup",
-            PBEM_INSTANCE_PATH=str(folder),
-        )
-        from pbem.store import migrate
-        from pbem.store.db import make_engine
-        from pbem.web import create_app
+        from benchmarks.testing_app import testing_app
 
-        engine = make_engine(url)
-        migrate.upgrade(engine)
-        engine.dispose()
-        self.app = create_app()
-        self.env = self.app.extensions["pbem"]
-        self.client = self.app.test_client()
+        self.app, self.env, self.client = testing_app(url, folder, "wakeup")
         self.level = level
         self.rnd = random.Random(1)
         self.token = ""
