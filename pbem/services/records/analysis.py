@@ -277,7 +277,31 @@ def analyse_slice(
             report.races += 1
             return 0
         progress = 0
-    stop = min(total, progress + budget)
+    return judge_and_store(
+        env,
+        replay,
+        progress,
+        budget,
+        report,
+        executor,
+        lambda session, batch, start: rows.store(session, game_id, batch, start, env.clock.now()),
+    )
+
+
+def judge_and_store(
+    env: Env,
+    replay: Replay,
+    progress: int,
+    budget: int,
+    report: AnalyseReport,
+    executor: Executor | None,
+    store: Callable[[Session, list[dict[str, Any]], int], None],
+) -> int:
+    """Judge moves ``progress + 1`` on (at most ``budget``) and ``store`` the verdicts as
+    they come: the first of an analysis alone (the page shows it at once), then
+    ``STORE_EVERY`` at a time; a racing worker that stored them first ends the slice.
+    A game's log and an uploaded file (``record_analysis.py``) alike."""
+    stop = min(len(replay.moves), progress + budget)
     moves = [jaipur.parse_move(m.move) for m in replay.moves]
     indices = range(progress, stop)
     verdicts = judge_all(tasks(replay.states, moves, indices), executor)
@@ -285,10 +309,10 @@ def analyse_slice(
     for i, verdict in zip(indices, verdicts, strict=True):
         batch.append(judged_row(replay, i, verdict))
         if len(batch) < STORE_EVERY and i + 1 < stop and stored + progress > 0:
-            continue  # the game's first verdict is stored alone: the page shows it at once
+            continue  # the first verdict is stored alone: the page shows it at once
         try:
             with rows.racing(), env.db.write() as session:
-                rows.store(session, game_id, batch, progress + stored, env.clock.now())
+                store(session, batch, progress + stored)
         except rows.AnalysisRace:
             report.races += 1
             break

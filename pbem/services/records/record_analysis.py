@@ -16,8 +16,7 @@ from concurrent.futures import Executor
 from contextlib import ExitStack
 from datetime import timedelta
 
-from ... import engine as jaipur
-from ...ai.analysis import VERSION, judge_all, pool, tasks
+from ...ai.analysis import VERSION, pool
 from ...i18n import lazy_gettext as _l
 from ...store import record_analyses as rows
 from ...store import wakeup
@@ -26,7 +25,7 @@ from ..core import limits
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import InvalidInput
-from .analysis import STORE_EVERY, AnalyseReport, Judged, Shown, judged_row
+from .analysis import AnalyseReport, Judged, Shown, judge_and_store
 from .uploads import RecordFile, read_file
 
 log = logging.getLogger(__name__)
@@ -141,26 +140,12 @@ def analyse_slice(
             return 0
         progress = 0
     replay = read_file(data).replay
-    total = len(replay.moves)
-    stop = min(total, progress + budget)
-    moves = [jaipur.parse_move(m.move) for m in replay.moves]
-    indices = range(progress, stop)
-    stored, batch = 0, []
-    for i, verdict in zip(
-        indices, judge_all(tasks(replay.states, moves, indices), executor), strict=True
-    ):
-        batch.append(judged_row(replay, i, verdict))
-        if len(batch) < STORE_EVERY and i + 1 < stop and stored + progress > 0:
-            continue  # the first verdict is stored alone: the page shows it at once
-        try:
-            with env.db.write() as session:
-                rows.store(session, digest, batch, progress + stored, env.clock.now())
-        except AnalysisRace:
-            report.races += 1
-            break
-        stored += len(batch)
-        batch = []
-    if stored:
-        report.games += 1
-        report.moves += stored
-    return stored
+    return judge_and_store(
+        env,
+        replay,
+        progress,
+        budget,
+        report,
+        executor,
+        lambda session, batch, start: rows.store(session, digest, batch, start, env.clock.now()),
+    )
