@@ -1,9 +1,11 @@
 """Computer player benchmark: strength against random, greedy and itself, and its speed.
 
-Run: ``.venv/bin/python -m benchmarks.ai [--matches N] [--workers 2]``. Prints figures;
-asserts nothing. Each pair of matches shares a seed with the seats swapped. Goals:
-"normal" wins ≥ 99 % against random and ≥ 75 % against greedy (the most valuable sale
-if any, else the most valuable take), ≤ 2 s per move of "normal" on a 2-core machine,
+Run: ``.venv/bin/python -m benchmarks.ai [--matches N] [--workers 2] [--duels a:b,...]``.
+Prints figures; asserts nothing. Each pair of matches shares a seed with the seats
+swapped. Goals: "normal" wins ≥ 99 % against random and ≥ 75 % against greedy (the most
+valuable sale if any, else the most valuable take), "easy" loses sometimes to greedy (a
+beginner can beat it), each level beats the one below, ≤ 2 s per move of "normal" on a
+2-core machine,
 and the analysis of a 150-move match (``pbem.ai.analysis``: every move judged from its
 mover's information, in one process; the scheduler's job runs one per core, which
 ``benchmarks/analysis.py`` measures) in ≤ 60 s.
@@ -189,27 +191,28 @@ def statistics_of(labels: Iterable[str | None]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--matches", type=int, default=200, help="per duel (even)")
-    parser.add_argument("--strong-matches", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--duels", default="random,greedy,strong,analysis")
+    parser.add_argument(
+        "--duels",
+        default="normal:random,normal:greedy,easy:greedy,normal:easy,strong:normal,analysis",
+        help="comma-separated duels a:b (a's wins counted), and 'analysis'",
+    )
     args = parser.parse_args()
     duels = args.duels.split(",")
     with multiprocessing.Pool(args.workers) as pool:
-        times: list[Timing] = []
-        if "random" in duels:
-            times += duel(pool, "normal", "random", args.matches)
-        if "greedy" in duels:
-            times += duel(pool, "normal", "greedy", args.matches)
-        for kind, column in (("wall-clock", 0), ("CPU", 1)):
-            seconds = [t[column] for t in times]
-            if seconds:
+        for pair in duels:
+            if ":" not in pair:
+                continue
+            a, b = pair.split(":")
+            times = duel(pool, a, b, args.matches)
+            for kind, column in (("wall-clock", 0), ("CPU", 1)):
+                seconds = [t[column] for t in times]
                 print(
-                    f"normal, {kind} seconds per move: median {statistics.median(seconds):.3f}, "
+                    f"  {a}, {kind} seconds per move: median {statistics.median(seconds):.3f}, "
                     f"mean {statistics.fmean(seconds):.3f}, max {max(seconds):.3f} "
-                    f"({len(seconds)} moves, {args.workers} matches at once)"
+                    f"({len(seconds)} moves, {args.workers} matches at once)",
+                    flush=True,
                 )
-        if "strong" in duels:
-            duel(pool, "strong", "normal", args.strong_matches or args.matches)
     if "analysis" in duels:
         analysis(150)
 

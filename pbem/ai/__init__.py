@@ -39,7 +39,7 @@ class Level:
 
 
 LEVELS: dict[str, Level] = {
-    level.name: level for level in (Level("easy", 100), Level("normal", 300), Level("strong", 1200))
+    level.name: level for level in (Level("easy", 100), Level("normal", 800), Level("strong", 2400))
 }
 
 

@@ -32,17 +32,17 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from pbem.engine.information import Information, information
+from pbem.engine.information import Dealer, Information, information
 from pbem.engine.match import Match
 from pbem.engine.moves import Exchange, Move, Sell, TakeCamels, TakeGood
 from pbem.engine.round import Round
 from pbem.engine.views import Viewer, observe
 
-from .policies import rollout_move
+from .policies import play_out
 from .search import ranked
 
 #: Bumped when the method changes: stored analyses say which version made them.
-VERSION = 1
+VERSION = 2
 #: Search iterations to name the best move (the "normal" level's).
 ITERATIONS = 300
 #: Hidden worlds each candidate move is played out on.
@@ -109,13 +109,11 @@ def round_chances(info: Information, moves: Sequence[Move], samples: int, seed: 
     """Each move's chance (0–1) to win the round for the mover, played out on the same
     ``samples`` worlds with the same rollout dice."""
     totals = [0.0] * len(moves)
+    dealer = Dealer(info)
     for k in range(samples):
-        world = info.sample(random.Random(seed * 1_000_003 + k))
+        world = dealer.deal(random.Random(seed * 1_000_003 + k))
         for i, move in enumerate(moves):
-            state = world.apply(move)
-            dice = random.Random(seed * 7_919 + k)
-            while state.end is None:
-                state = state.apply(rollout_move(state, dice))
+            state = play_out(world.apply(move), random.Random(seed * 7_919 + k))
             totals[i] += _won(state, info.seat)
     return [t / samples for t in totals]
 

@@ -13,6 +13,7 @@ import random
 
 from pbem.engine.cards import BONUS_TOKENS, GOODS, GOODS_TOKENS, HAND_LIMIT, Card
 from pbem.engine.moves import Exchange, Move, Sell, TakeCamels, TakeGood
+from pbem.engine.playout import Playout
 from pbem.engine.round import Round
 
 CAMEL = int(Card.CAMEL)
@@ -24,39 +25,54 @@ _TAKE = tuple(TakeGood(g) for g in GOODS)
 _CAMELS = TakeCamels()
 
 
-def sale_value(r: Round, good: int, count: int) -> float:
+#: ``_PREFIX[g][k]``: the first ``k`` tokens of good ``g``'s pile together.
+_PREFIX = tuple(tuple(sum(pile[:k]) for k in range(len(pile) + 1)) for pile in _PILES)
+_SIZES = tuple(len(pile) for pile in _PILES)
+_BONUS_BY_COUNT = tuple(0.0 if n < 3 else _BONUS_MEAN[min(n, 5)] for n in range(8))
+
+
+def sale_value(r: Round | Playout, good: int, count: int) -> float:
     """The goods tokens a sale earns now, plus the mean of its bonus pile if it earns one."""
     taken = r.tokens_taken[good]
-    value = float(sum(_PILES[good][taken : taken + count]))
+    prefix = _PREFIX[good]
+    end = taken + count
+    value = float(prefix[end if end < _SIZES[good] else _SIZES[good]] - prefix[taken])
     if count >= 3:
-        size = min(count, 5)
-        i = size - 3
+        i = (count if count < 5 else 5) - 3
         if r.bonus_taken[i] < len(r.bonus[i]):
-            value += _BONUS_MEAN[size]
+            value += _BONUS_BY_COUNT[count]
     return value
 
 
-def _top_token(r: Round, good: int) -> int:
+def _top_token(r: Round | Playout, good: int) -> int:
     taken = r.tokens_taken[good]
     pile = _PILES[good]
     return pile[taken] if taken < len(pile) else 0
 
 
-def rollout_move(r: Round, rnd: random.Random) -> Move:
+def play_out(r: Round, rnd: random.Random) -> Round:
+    """The round played to its end by ``rollout_move`` for both seats (in place, on a
+    ``Playout``: a search plays thousands of these a move)."""
+    p = Playout(r)
+    while p.end is None:
+        p.apply(rollout_move(p, rnd))
+    return p.finished()
+
+
+def rollout_move(r: Round | Playout, rnd: random.Random) -> Move:
     """A quick, reasonable move for the seat to move (legal by construction)."""
     me = r.to_move
     hand, market = r.hands[me], r.market
     size = sum(hand)
     full = size >= HAND_LIMIT
-    if rnd.random() < 0.1:  # some noise: any simple move
-        options: list[Move] = [
-            _SELL[g][n] for g in range(6) for n in (hand[g],) if n >= _MIN_SALE[g]
-        ]
+    random_ = rnd.random
+    if random_() < 0.1:  # some noise: any simple move
+        options: list[Move] = [_SELL[g][hand[g]] for g in range(6) if hand[g] >= _MIN_SALE[g]]
         if not full:
             options.extend(_TAKE[g] for g in range(6) if market[g])
         if market[CAMEL]:
             options.append(_CAMELS)
-        return options[int(rnd.random() * len(options))]
+        return options[int(random_() * len(options))]
     best_sale, best = None, 0.0
     for g in range(6):
         n = hand[g]
@@ -66,17 +82,23 @@ def rollout_move(r: Round, rnd: random.Random) -> Move:
             worth = n >= 3 or g < 3 or size >= 6 or (n >= 2 and value >= 7)
             if worth and value > best:
                 best_sale, best = _SELL[g][n], value
-    if best_sale is not None and (best >= 8 or full or rnd.random() < 0.5):
+    if best_sale is not None and (best >= 8 or full or random_() < 0.5):
         return best_sale
     take, take_value = None, -1.0
     if not full:
+        tokens_taken = r.tokens_taken
         for g in range(6):
             if market[g]:
-                value = _top_token(r, g) + (1.5 if hand[g] >= 2 else 0.0) + rnd.random()
+                taken = tokens_taken[g]
+                value = (
+                    (_PILES[g][taken] if taken < _SIZES[g] else 0)
+                    + (1.5 if hand[g] >= 2 else 0.0)
+                    + random_()
+                )
                 if value > take_value:
                     take, take_value = _TAKE[g], value
     camels = market[CAMEL]
-    if camels and (take is None or camels * 1.5 + rnd.random() * 2 > take_value):
+    if camels and (take is None or camels * 1.5 + random_() * 2 > take_value):
         return _CAMELS
     if take is not None:
         return take

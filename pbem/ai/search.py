@@ -32,15 +32,15 @@ import math
 import random
 from dataclasses import dataclass
 
-from pbem.engine.information import Information
+from pbem.engine.information import Dealer, Information
 from pbem.engine.moves import Move
 from pbem.engine.round import Round
 
-from .policies import prior, rollout_move
+from .policies import play_out, prior
 
 
 class Node:
-    __slots__ = ("avail", "children", "move", "player", "visits", "wins")
+    __slots__ = ("avail", "children", "move", "player", "visits", "wide", "wins")
 
     def __init__(self, move: Move | None, player: int) -> None:
         self.move = move
@@ -49,6 +49,7 @@ class Node:
         self.visits = 0
         self.avail = 0
         self.wins = 0.0
+        self.wide = False  # its exchanges are among its moves (see ``ranked``)
 
 
 def _reward(r: Round, seat: int) -> float:
@@ -82,25 +83,43 @@ def ranked(
     """The root's moves the search tried, best first (most visits, then most reward): the
     one loop behind both ``choose`` and the analysis of a finished game."""
     root = Node(None, 1 - info.seat)
-    root_moves = info.sample(rnd).legal_moves()
+    dealer = Dealer(info)
+    first = dealer.deal(rnd)
+    root_moves = first.legal_moves()
     if len(root_moves) == 1:
         return [MoveStat(root_moves[0], 0, 0.0)]
+    # the root's moves, and their prior, are the same in every world (own hand, herd,
+    # market, piles): ranked once, expanded in that order
+    root_order = sorted(root_moves, key=lambda m: -(prior(first, m) + rnd.random() * 0.01))
     log = math.log
     sqrt = math.sqrt
     for _ in range(iterations):
-        state = info.sample(rnd)
+        state = dealer.deal(rnd)
         node = root
         path = [root]
         # selection and expansion
         while state.end is None:
-            # the root's moves are the same in every world (own hand, herd, market)
-            legal = root_moves if node is root else state.legal_moves()
             children = node.children
             allowed = 2 + int(sqrt(node.visits))
-            present = [children[m] for m in legal if m in children]
-            if len(present) < allowed and len(present) < len(legal):
-                untried = [m for m in legal if m not in children]
-                move = max(untried, key=lambda m: prior(state, m) + rnd.random() * 0.01)
+            if node is root:
+                present = list(children.values())
+                if len(present) < allowed and len(present) < len(root_order):
+                    move = root_order[len(present)]
+                else:
+                    move = None
+            else:
+                # below the root the exchanges (most of a wide node's moves, and the most
+                # costly to list) are opened only once every simpler move has a child
+                legal = state.legal_moves() if node.wide else state.simple_moves()
+                present = [children[m] for m in legal if m in children]
+                if not node.wide and len(present) == len(legal) < allowed:
+                    node.wide = True
+                    legal = state.legal_moves()
+                move = None
+                if len(present) < allowed and len(present) < len(legal):
+                    untried = [m for m in legal if m not in children]
+                    move = max(untried, key=lambda m: prior(state, m) + rnd.random() * 0.01)
+            if move is not None:
                 child = Node(move, state.to_move)
                 children[move] = child
                 for c in present:
@@ -119,9 +138,7 @@ def ranked(
             node = best
             state = state.apply(best.move)
             path.append(node)
-        # rollout
-        while state.end is None:
-            state = state.apply(rollout_move(state, rnd))
+        state = play_out(state, rnd)
         reward = _reward(state, info.seat)
         for n in path:
             n.visits += 1

@@ -409,6 +409,14 @@ class Round:
         # An exchange gives at most 5 camels, so a larger herd allows the same moves.
         return list(_legal_moves(self.hands[me], self.market, herd if herd < 5 else 5))
 
+    def simple_moves(self) -> list[Move]:
+        """The legal moves of the seat to move but the exchanges (takes, camels, sales):
+        the few a search looks at first, at a fraction of the cost of every exchange."""
+        if self.end is not None:
+            return []
+        takes, sales = _simple_moves(self.hands[self.to_move], self.market)
+        return [*takes, *sales]
+
     # --------------------------------------------------------------- export
 
     def cards_in_play(self) -> int:
@@ -443,14 +451,30 @@ def _legal_moves(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> t
 
     They depend on nothing else, and searches (``pbem.ai``) meet the same few hands and
     markets again and again, so the list is kept: moves are immutable values, and every
-    caller gets its own list.
+    caller gets its own list. Takes and the camels come first, then the exchanges, then
+    the sales.
     """
+    takes, sales = _simple_moves(hand, market)
+    return (*takes, *_exchanges(hand, market, herd), *sales)
+
+
+def _simple_moves(
+    hand: tuple[int, ...], market: tuple[int, ...]
+) -> tuple[tuple[Move, ...], tuple[Move, ...]]:
+    """The legal takes (goods, then the camels) and sales: every move but the exchanges."""
+    takes: list[Move] = []
+    if _room_to_take(sum(hand)):
+        takes.extend(TakeGood(g) for g in GOODS if market[g])
+    if market[CAMEL]:
+        takes.append(TakeCamels())
+    sales = [Sell(g, count) for g in GOODS for count in range(_MIN_SALE[g], hand[g] + 1)]
+    return tuple(takes), tuple(sales)
+
+
+def _exchanges(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> list[Move]:
+    """Every legal exchange, each once in its canonical form."""
     size = sum(hand)
     moves: list[Move] = []
-    if _room_to_take(size):
-        moves.extend(TakeGood(g) for g in GOODS if market[g])
-    if market[CAMEL]:
-        moves.append(TakeCamels())
     market_goods = market[:6]
     total_market = sum(market_goods)
     for k in range(_MIN_EXCHANGE, total_market + 1):
@@ -462,10 +486,7 @@ def _legal_moves(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> t
                 camel_cards = (Card.CAMEL,) * camels
                 for give in _submultisets(offer, k - camels):
                     moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
-    for g in GOODS:
-        for count in range(_MIN_SALE[g], hand[g] + 1):
-            moves.append(Sell(g, count))
-    return tuple(moves)
+    return moves
 
 
 def _room_to_take(hand_size: int) -> bool:
