@@ -53,6 +53,13 @@ def test_a_round_chance_becomes_a_match_chance_by_the_seals(
     assert match_chance(p, mine, theirs) == pytest.approx(expected)
 
 
+def test_the_analysis_searches_as_the_normal_level_plays() -> None:
+    from pbem.ai import LEVELS
+    from pbem.ai.analysis import ITERATIONS
+
+    assert ITERATIONS == LEVELS["normal"].iterations
+
+
 def test_labels_by_the_drop() -> None:
     assert [name for name, _ in LABELS] == ["blunder", "mistake", "inaccuracy"]
     assert label_of(0) is None

@@ -170,8 +170,10 @@ def test_rollout_moves_are_legal() -> None:
             r = r.apply(move)
 
 
-#: ``choose`` at positions of one greedy-ish match, computed before the search loop was
-#: shared with ``statistics`` (the analysis): the refactoring must not change a move.
+#: ``choose`` at positions of one greedy-ish match: a change of the computer's play must
+#: be deliberate (and named in CHANGELOG.md: an old game's computer moves are reproduced
+#: with the version that played them). Pinned again in 0.3.0, when the search became
+#: twice as fast per iteration and ``normal`` went from 300 to 800 iterations.
 PINNED = [
     (2, "easy", 0, "camels"),
     (7, "normal", 1, "take diamond"),
@@ -179,10 +181,10 @@ PINNED = [
     (17, "normal", 3, "take silver"),
     (22, "easy", 4, "camels"),
     (27, "normal", 5, "exchange gold gold gold gold for camel camel camel camel"),
-    (32, "easy", 6, "exchange gold gold gold for diamond diamond leather"),
-    (37, "normal", 7, "exchange diamond gold gold for camel camel camel"),
+    (32, "easy", 6, "exchange gold gold for diamond leather"),
+    (37, "normal", 7, "exchange gold gold for camel camel"),
     (42, "easy", 8, "camels"),
-    (47, "normal", 9, "camels"),
+    (47, "normal", 9, "take spice"),
     (52, "easy", 10, "camels"),
     (57, "normal", 11, "exchange diamond diamond gold for camel camel camel"),
     (62, "easy", 12, "exchange gold gold for camel camel"),
