@@ -1,5 +1,6 @@
 # Shared by ./run and ./test: make .venv with Python 3.11+ and install pbem into it.
-# ensure_venv EXTRAS: reinstalls only when pyproject.toml changed since the last install.
+# ensure_venv EXTRAS: reinstalls only when pyproject.toml or the version (pbem/__init__.py,
+# which the installed metadata carries) changed since the last install.
 
 find_python() {
   for candidate in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
@@ -20,7 +21,7 @@ ensure_venv() {
     "$python" -m venv .venv
   fi
   stamp=.venv/.pbem-installed
-  want="$extras $(sha256sum pyproject.toml | cut -c1-16)"
+  want="$extras $(cat pyproject.toml pbem/__init__.py | sha256sum | cut -c1-16)"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -e ".[$extras]"

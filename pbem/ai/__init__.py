@@ -24,7 +24,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbem.engine.information import Information, information
+from pbem.engine.information import Dealer, Information, information
 from pbem.engine.match import Match
 from pbem.engine.moves import Move
 from pbem.engine.views import Viewer, observe
@@ -34,12 +34,18 @@ from .search import MoveStat, ranked, search
 
 @dataclass(frozen=True, slots=True)
 class Level:
+    """A level: how many iterations its search runs, and how often it plays carelessly
+    instead (any take, the camels or any sale, at random), so that a beginner can beat
+    ``easy`` (docs/computer.md, "Levels")."""
+
     name: str
     iterations: int
+    careless: float = 0.0
 
 
 LEVELS: dict[str, Level] = {
-    level.name: level for level in (Level("easy", 100), Level("normal", 800), Level("strong", 2400))
+    level.name: level
+    for level in (Level("easy", 100, careless=0.4), Level("normal", 800), Level("strong", 2400))
 }
 
 
@@ -48,14 +54,21 @@ def choose(info: Information, level: str = "normal", seed: int | bytes | str = 0
     if info.view.table.to_move != info.seat:
         raise ValueError("it is not this seat's turn")
     rnd = random.Random(seed if not isinstance(seed, bytes) else int.from_bytes(seed, "big"))
-    return search(info, LEVELS[level].iterations, rnd)
+    chosen = LEVELS[level]
+    if chosen.careless and rnd.random() < chosen.careless:
+        # a take, the camels or a sale, any: they depend on the seat's own hand and the
+        # market only, which are the same in every world the information allows
+        simple = Dealer(info).deal(rnd).simple_moves()
+        return simple[int(rnd.random() * len(simple))]
+    return search(info, chosen.iterations, rnd)
 
 
 def statistics(
     info: Information, level: str = "normal", seed: int | bytes | str = 0
 ) -> list[MoveStat]:
     """The moves ``choose`` weighed, best first, with their visits and mean reward: the same
-    search and dice, so ``statistics(...)[0].move == choose(...)``. The analysis uses it."""
+    search and dice, so ``statistics(...)[0].move == choose(...)`` (but for the careless
+    moves of a level that makes them). The analysis uses it."""
     if info.view.table.to_move != info.seat:
         raise ValueError("it is not this seat's turn")
     rnd = random.Random(seed if not isinstance(seed, bytes) else int.from_bytes(seed, "big"))

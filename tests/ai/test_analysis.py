@@ -57,7 +57,7 @@ def test_the_analysis_searches_as_the_normal_level_plays() -> None:
     from pbem.ai import LEVELS
     from pbem.ai.analysis import ITERATIONS
 
-    assert ITERATIONS == LEVELS["normal"].iterations
+    assert LEVELS["normal"].iterations == ITERATIONS
 
 
 def test_labels_by_the_drop() -> None:
@@ -77,8 +77,8 @@ def test_statistics_rank_the_move_choose_plays_first() -> None:
         seat = states[i].to_move
         assert seat is not None
         info = information(observe(states[i], Viewer.seat(seat)))
-        stats = statistics(info, "easy", i)
-        assert stats[0].move == choose(info, "easy", i)
+        stats = statistics(info, "normal", i)
+        assert stats[0].move == choose(info, "normal", i)
         assert all(a.visits >= b.visits for a, b in itertools.pairwise(stats))
 
 
