@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", action="store_true", help="single rounds, not matches")
     parser.add_argument("--start", type=int, default=0, help="first pair's number")
+    parser.add_argument("--every", type=int, default=20, help="a running tally every N")
     args = parser.parse_args()
     budget = calibrate(args.level)
     what = "rounds" if args.rounds else "matches"
@@ -103,7 +104,7 @@ def main() -> None:
     with multiprocessing.Pool(args.workers) as pool:
         for result in pool.imap(_job, jobs, chunksize=1):
             results.append(result)
-            if len(results) % 20 == 0 or len(results) == len(jobs):
+            if len(results) % args.every == 0 or len(results) == len(jobs):
                 won = sum(r for r, _, _ in results)
                 n = len(results)
                 low, high = wilson(round(won), n)

@@ -36,23 +36,8 @@ _FIRST_BONUS = BONUS_SIZES[0]
 class Playout:
     """One round's state in lists, changed in place by ``apply`` (takes, camels, sales)."""
 
-    __slots__ = (
-        "bonus",
-        "bonus_taken",
-        "bonus_won",
-        "deck",
-        "discard",
-        "end",
-        "goods_won",
-        "hands",
-        "herds",
-        "market",
-        "number",
-        "starter",
-        "to_move",
-        "tokens_taken",
-        "top",
-    )
+    # the round's own fields, by the same names: the rollout policy reads either
+    __slots__ = Round.__slots__
 
     def __init__(self, r: Round) -> None:
         self.number = r.number
