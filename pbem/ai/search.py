@@ -3,7 +3,7 @@
 Single-observer ISMCTS (Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree
 Search", IEEE TCIAIG 2012): one tree whose nodes are the searching seat's information
 sets, reached by move sequences; every iteration samples a hidden world consistent with
-the seat's information (``Information.sample``), walks the tree using only the moves
+the seat's information (``Dealer.deal``), walks the tree using only the moves
 legal in that world (UCB with *availability* counts, since a move of the opponent's
 sampled hand is not available in every world), expands one move, plays the round out
 with a cheap heuristic policy and backs the result up. Chance (the cards drawn into the
@@ -24,6 +24,13 @@ lines that win equally often the one that wins by more is preferred.
 Progressive widening keeps the wide nodes (a market with goods and a hand of cards has
 dozens of exchanges) from spreading the iterations thin: a node with ``n`` visits may
 have ``2 + √n`` children, expanded best first by a cheap prior (``policies.prior``).
+Below the root a node looks at its takes, camels and sales first and lists its exchanges
+only once each of those has a child: most nodes are visited a few times, and listing
+every exchange of each sampled opponent hand cost a quarter of the search.
+
+Speed is strength here (the levels are iteration counts, and the computer is measured
+against players given the same time): the worlds come from one ``Dealer`` per search,
+and the rollouts run in place on an ``engine.Playout`` (docs/performance.md, "0.3.0").
 """
 
 from __future__ import annotations
