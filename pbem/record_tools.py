@@ -1,4 +1,5 @@
-"""The offline audit tools of docs/record-format.md §5: ``pbem replay|moves|verify``.
+"""The offline audit tools of docs/record-format.md §5: ``pbem replay|moves|verify``, and
+``pbem reproduce``, which plays a finished game's computer moves again (docs/computer.md).
 
 They read record files and need no server, no database and no configuration:
 an auditor with only the package can check any published game. Exit codes are
@@ -240,4 +241,60 @@ def _verify_event(path: str, event: EventRecord, games: list[Record]) -> int:
     return 0
 
 
-COMMANDS = (replay_command, moves_command, verify_command)
+@click.command("reproduce")
+@click.argument("file", type=click.Path(dir_okay=False))
+def reproduce_command(file: str) -> None:
+    """Play the computer's moves of a finished game again, from its record: each move
+    chosen by this version of the computer is searched again with the game's seed and
+    compared. Moves another version chose are listed, not judged. The record is verified
+    first. Exit 0 when every move played again is the same, 1 when one differs or the
+    record fails verification, 2 when the file is not a finished game's record against
+    the computer, or when this version chose none of its moves."""
+    from .ai import VERSION
+    from .ai.reproduce import ComputerFieldError, read_computer, reproduce
+
+    record = _load(file)
+    verified = _verify_game(file, record)
+    if verified:
+        sys.exit(verified)
+    try:
+        computer = read_computer(record)
+        results = []
+        for done in reproduce(record, computer):
+            if done.again is not None and not done.same:
+                click.echo(
+                    f"FAIL {file}: move {done.n}: the record has {done.recorded!r}; "
+                    f"{VERSION} at {computer.level} plays {done.again!r}"
+                )
+                sys.exit(1)
+            results.append(done)
+    except ComputerFieldError as exc:
+        click.echo(f"{file}: cannot reproduce: {exc}", err=True)
+        sys.exit(2)
+    again = [r for r in results if r.again is not None]
+    others: dict[str, list[int]] = {}
+    for r in results:
+        if r.again is None:
+            others.setdefault(r.program or "a program the log did not name", []).append(r.n)
+    if again:
+        click.echo(
+            f"ok   {file}: the computer (seat {computer.seat}, {computer.level}): "
+            f"{len(again)} of its {len(results)} moves played again by {VERSION}, all the same"
+        )
+    for program, numbers in others.items():
+        click.echo(
+            f"     not played again: {_numbers(numbers)}, chosen by {program} "
+            f"(this is {VERSION}: see CHANGELOG.md for the pbem versions that play it)"
+        )
+    if not again:
+        click.echo(f"{file}: cannot reproduce: {VERSION} chose none of its moves", err=True)
+        sys.exit(2)
+
+
+def _numbers(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:8])
+    more = f" and {len(numbers) - 8} more" if len(numbers) > 8 else ""
+    return f"move{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+COMMANDS = (replay_command, moves_command, verify_command, reproduce_command)

@@ -144,6 +144,8 @@ AI_ALLOWED = (
     "collections",
     "dataclasses",
     "typing",
+    "hashlib",  # the computer's randomness for a move, from the game's seed
+    "hmac",
     # the analysis's process pool (``pbem.ai.analysis.pool``)
     "multiprocessing",
     "concurrent",

@@ -15,11 +15,15 @@ opponent's hand or the deck even by mistake. The same information, level and see
 the same move. ``statistics(info, level, seed)`` is the same search's table of the moves
 it weighed. ``play(match, seat, round_moves, ...)`` is the shortcut that builds the
 information from a match through the observer. ``analysis.py`` judges the moves of a
-finished game with the same search (docs/analysis.md).
+finished game with the same search (docs/analysis.md). ``VERSION`` names the computer's
+play, and ``move_seed`` its randomness for one move of a game: with both, ``reproduce.py``
+plays a finished game's computer moves again from its published record.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +34,19 @@ from pbem.engine.moves import Move
 from pbem.engine.views import Viewer, observe
 
 from .search import MoveStat, ranked, search
+
+#: The computer's play: the search, its levels and its dice. Bumped with every change that
+#: can change a move for the same position and seed (tests/ai/test_player.py pins moves
+#: against it); each computer move names it in the log and the record (docs/computer.md,
+#: "Fairness"), so an auditor knows which pbem plays it again. ``pbem-ai/2``: pbem 0.3.0 on.
+VERSION = "pbem-ai/2"
+
+
+def move_seed(seed: bytes, n: int) -> bytes:
+    """The computer's randomness for move ``n`` of the game dealt from ``seed``:
+    HMAC-SHA256(seed, "pbem/computer:" + n), so that once the seed is published anyone
+    can play the move again (``reproduce``)."""
+    return hmac.new(seed, f"pbem/computer:{n}".encode("ascii"), hashlib.sha256).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +105,13 @@ def play(
 
 __all__ = [
     "LEVELS",
+    "VERSION",
     "Information",
     "Level",
     "MoveStat",
     "choose",
     "information",
+    "move_seed",
     "play",
     "statistics",
 ]

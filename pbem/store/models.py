@@ -153,6 +153,9 @@ class MoveRow(Base):
     source: Mapped[str] = mapped_column(String(16))
     #: A short note to the opponent that came with the move (not part of the chain).
     message: Mapped[str | None] = mapped_column(Text)
+    #: The program that chose a computer move (``pbem 0.3.0``: docs/computer.md); None
+    #: for a person's move and for a computer move logged before migration 0022.
+    program: Mapped[str | None] = mapped_column(String(40))
 
 
 class AccessLog(Base):

@@ -34,6 +34,7 @@ LOG_COLUMNS = (
     MoveRow.hash,
     MoveRow.source,
     MoveRow.message,
+    MoveRow.program,
 )
 
 
@@ -47,6 +48,7 @@ class LogRow(NamedTuple):
     hash: str
     source: str
     message: str | None
+    program: str | None = None  # the computer's moves: the program that chose it
 
 
 #: No RETURNING: on PostgreSQL the INSERT is pipelined and its answer comes with the COMMIT.

@@ -202,7 +202,9 @@ def test_rollout_moves_are_legal() -> None:
 #: be deliberate (and named in CHANGELOG.md: an old game's computer moves are reproduced
 #: with the version that played them). Pinned again in 0.3.0, when the search became
 #: twice as fast per iteration, ``normal`` went from 300 to 800 iterations and ``easy``
-#: plays a random take, camels or sale two moves in five.
+#: plays a random take, camels or sale two moves in five. Whoever pins them again gives
+#: the play a new name: ``PINNED_FOR`` and ``pbem.ai.VERSION`` (docs/computer.md).
+PINNED_FOR = "pbem-ai/2"
 PINNED = [
     (2, "easy", 0, "camels"),
     (7, "normal", 1, "take diamond"),
@@ -248,3 +250,12 @@ def test_choose_keeps_its_moves() -> None:
     infos = _pinned_positions()
     got = [(i, level, seed, str(choose(infos[i], level, seed))) for i, level, seed, _ in PINNED]
     assert got == PINNED
+
+
+def test_the_pinned_moves_are_those_of_the_plays_name() -> None:
+    """Each computer move names ``VERSION`` in the log and the record; ``pbem reproduce``
+    trusts that name: moves pinned again (the play changed) and the same name would let
+    it judge an old game's moves by a new program."""
+    from pbem import ai
+
+    assert ai.VERSION == PINNED_FOR

@@ -139,7 +139,7 @@ def test_the_installed_command_runs_without_server_or_database(files):
 def test_a_malformed_file_is_exit_2_with_one_line_for_every_tool(tmp_path, content):
     path = tmp_path / "bad.json"
     path.write_text(content)
-    for command in ("replay", "moves", "verify"):
+    for command in ("replay", "moves", "verify", "reproduce"):
         proc = subprocess.run(
             [sys.executable, "-m", "pbem", command, str(path)],
             capture_output=True,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from pbem.engine import (
     RECORD_FORMAT,
     Match,
+    Move,
     Record,
     build_record,
     chain_start,
@@ -23,8 +25,10 @@ def play_record(
     choice_seed: int,
     stop_after: int | None = None,
     record_format: str = RECORD_FORMAT,
+    chooser: Callable[[Match, int], Move] | None = None,
 ) -> Record:
-    """A record of a random game; ``stop_after`` moves makes a running one (seed withheld)."""
+    """A record of a random game; ``stop_after`` moves makes a running one (seed withheld).
+    ``chooser(position, n)`` picks move ``n`` instead of a random legal move."""
     rnd = random.Random(choice_seed)
     commitment = rng.commitment(seed)
     game_id = f"g{choice_seed}"
@@ -34,8 +38,12 @@ def play_record(
     digest = position_digester(record_format, seed)
     state, log, previous = Match.new(seed), [], start
     while not state.is_over and (stop_after is None or len(log) < stop_after):
-        seat, move = state.to_move, rnd.choice(state.legal_moves())
-        state = state.apply(move)
+        seat = state.to_move
+        if chooser is not None:
+            move = chooser(state, len(log) + 1)
+        else:
+            move = rnd.choice(state.legal_moves())
+        state = state.apply(move, seat)
         at = f"2026-12-02T{9 + len(log) // 3600:02d}:{len(log) // 60 % 60:02d}:{len(log) % 60:02d}Z"
         entry = log_move(previous, len(log) + 1, seat, move, at, state, digest)
         log.append(entry)

@@ -338,3 +338,24 @@ def test_the_move_pattern_of_the_page_and_the_schema_agree_with_the_notation():
     ):
         assert not compiled.match(text), text
         assert not compiled.search(text), text  # as a JSON Schema validator applies it
+
+
+def test_the_computer_field_has_its_schema() -> None:
+    """§4.2 ``computer``: the server's field validates, a malformed one does not, and the
+    schema's levels are the computer's."""
+    from pbem import ai
+    from tests.ai.games import computer_game
+
+    data = computer_game().to_json()
+    valid(data)
+    assert SCHEMA["$defs"]["computer"]["properties"]["level"]["enum"] == list(ai.LEVELS)
+    field = data["computer"]
+    for bad in (
+        {**field, "seat": 2},
+        {**field, "level": "grandmaster"},
+        {**field, "programs": [{"program": "a\nb", "moves": [2]}]},
+        {**field, "programs": [{"program": "p", "moves": [0]}]},
+        {**field, "extra": 1},
+        {k: v for k, v in field.items() if k != "programs"},
+    ):
+        assert invalid({**data, "computer": bad}), bad

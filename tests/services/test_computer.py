@@ -5,6 +5,7 @@ timed out; the computer's seat opens to no link and is mailed nothing."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 
 import pytest
@@ -139,13 +140,52 @@ def test_each_computer_move_is_reproducible_from_the_seed_and_its_view(env):
     for row in sorted(rows_of(env, created.public_id), key=lambda r: r.n):
         move = parse_move(row.move)
         if row.seat == 1:
-            again = ai.play(match, 1, round_moves, "normal", computer.move_seed(seed, row.n))
+            again = ai.play(match, 1, round_moves, "normal", ai.move_seed(seed, row.n))
             assert str(again) == row.move
             checked += 1
         number = match.round_number
         match = match.apply(move, row.seat)
         round_moves = [] if match.round_number != number else [*round_moves, move]
     assert checked >= 10
+
+
+def test_the_log_and_the_record_name_the_program_of_each_computer_move(env, tmp_path):
+    """docs/computer.md, "Fairness": each computer move names ``pbem.ai.VERSION``; the
+    finished game's record says so in ``computer``, and ``pbem reproduce`` plays them again."""
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    from pbem.services.records import game_records
+
+    created = computer.start(env, person("programs@example.test"), "easy", contribution=ENTROPY)
+    play_out(env, created.tokens[0], seed=6, stop_after=8)
+    page = game_pages.seat_page(env, created.tokens[0], access.Client())
+    moves.submit_move(env, created.tokens[0], page.next_n, "resign", access.Client())
+    rows = rows_of(env, created.public_id)
+    assert {r.program for r in rows if r.seat == 1} == {ai.VERSION}
+    assert {r.program for r in rows if r.seat == 0} == {None}  # a person's moves name none
+    record = game_records.export_record(env, created.public_id)
+    computer_moves = sorted(r.n for r in rows if r.seat == 1)
+    assert record["computer"] == {
+        "seat": 1,
+        "level": "easy",
+        "programs": [{"program": ai.VERSION, "moves": computer_moves}],
+    }
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(main, ["reproduce", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"{len(computer_moves)} of its {len(computer_moves)} moves played again" in result.output
+
+
+def test_a_game_between_people_has_no_computer_field(env):
+    from pbem.services.records import game_records
+    from tests.mail.play import new_game
+    from tests.support import play_random
+
+    public_id = new_game(env)
+    play_random(env, public_id)
+    assert "computer" not in game_records.export_record(env, public_id)
 
 
 def test_no_link_opens_the_computers_seat_and_no_person_moves_for_it(env):

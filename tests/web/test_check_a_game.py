@@ -26,6 +26,7 @@ from pbem.engine import rng
 from pbem.services.core import access
 from pbem.services.play import game_pages, moves, new_games
 from pbem.services.records import game_records
+from tests.ai.games import computer_game
 from tests.helpers import mails
 from tests.mail.play import new_game
 
@@ -232,6 +233,14 @@ def test_following_the_game_page_installs_the_checker_and_the_record_holds(
         [checker / "pbem", "moves", "evidence.json"], cwd=tmp_path, capture_output=True, text=True
     )
     assert legal.returncode == 0 and legal.stdout.strip(), legal.stderr
+    (tmp_path / "computer.json").write_text(computer_game().dumps())  # docs/computer.md
+    again = subprocess.run(
+        [checker / "pbem", "reproduce", "computer.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0 and "all the same" in again.stdout, again.stdout + again.stderr
     no_server = subprocess.run([checker / "python", "-c", "import flask"], capture_output=True)
     assert no_server.returncode != 0
     refused = subprocess.run([checker / "pbem", "games"], capture_output=True, text=True)

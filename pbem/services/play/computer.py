@@ -15,8 +15,6 @@ so every move it made can be reproduced from the published seed once the game is
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import secrets
 import time
@@ -167,11 +165,6 @@ def again(env: Env, token: str, contribution: bytes | None, client: Client) -> s
     return created.tokens[0]
 
 
-def move_seed(seed: bytes, n: int) -> bytes:
-    """The computer's randomness for move ``n``: reproducible from the published seed."""
-    return hmac.new(seed, f"pbem/computer:{n}".encode("ascii"), hashlib.sha256).digest()
-
-
 def round_moves(entries: tuple[Entry, ...]) -> list[Move]:
     """The public moves of the round in progress: those after the last one that ended a round."""
     start_at = max((i + 1 for i, e in enumerate(entries) if e.ended is not None), default=0)
@@ -250,5 +243,5 @@ def _play_one(env: Env, game_id: int, seat: int, level: str) -> bool:
         if log.broken or log.match.to_move != seat:
             return False
         n, seed = log.n + 1, bytes.fromhex(game.seed)
-    move = ai.play(log.match, seat, round_moves(log.entries), level, move_seed(seed, n))
-    return moves.play_computer(env, game_id, n, move) is not None
+    move = ai.play(log.match, seat, round_moves(log.entries), level, ai.move_seed(seed, n))
+    return moves.play_computer(env, game_id, n, move, ai.VERSION) is not None

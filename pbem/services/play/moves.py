@@ -268,9 +268,12 @@ def record_timeout(env: Env, game_id: int, expected_n: int) -> MoveDone | None:
         return None  # the seat moved meanwhile, or the timeout is logged already
 
 
-def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) -> MoveDone | None:
+def play_computer(
+    env: Env, game_id: int, expected_n: int, move: jaipur.Move, program: str
+) -> MoveDone | None:
     """The scheduler logs the computer's move (``services/play/computer.py``), through the same
-    checks as a person's; None when the game moved on meanwhile (another run played it)."""
+    checks as a person's, with the ``program`` that chose it (``pbem.ai.VERSION``: the log
+    and the record name it); None when the game moved on meanwhile (another run played it)."""
 
     def opener(session: Session) -> tuple[Game, Seat]:
         game = session.get(Game, game_id, with_for_update=True)
@@ -289,6 +292,7 @@ def play_computer(env: Env, game_id: int, expected_n: int, move: jaipur.Move) ->
             "bot",
             lambda _seat, _match: move,
             None,
+            program,
         )
     except WrongState:
         return None
@@ -322,7 +326,9 @@ def _append(
     source: str,
     make_move: Callable[[Seat, jaipur.Match], jaipur.Move],
     message: str | None,
+    program: str | None = None,
 ) -> MoveDone:
+    """Log one move through every check; ``program`` names what chose a computer's move."""
     now = env.clock.now()
     try:
         with move_log.appending(), env.db.write() as session:
@@ -346,9 +352,8 @@ def _append(
             )
             # a move just logged is chained and its position digested (``log_move``)
             assert entry.hash is not None and entry.position is not None
-            row = LogRow(
-                n, seat.seat, entry.move, now.replace(microsecond=0), entry.hash, source, message
-            )
+            at = now.replace(microsecond=0)
+            row = LogRow(n, seat.seat, entry.move, at, entry.hash, source, message, program)
             move_log.append(session, game.id, row, entry.position)
             if after.is_over:
                 game.status, game.finished_at = GameStatus.FINISHED.value, now

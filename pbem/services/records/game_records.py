@@ -5,10 +5,11 @@ A game whose stored log no longer verifies is flagged, never silently repaired.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ... import engine as jaipur
+from ...ai.reproduce import computer_field
 from ...clock import iso
 from ...engine import Match
 from ...engine.record import LoggedMove, Record
@@ -103,10 +104,12 @@ def contributions(game: Game) -> tuple[bytes, bytes] | None:
 
 
 def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
-    """The record with the seed: published once the game is over, or the operator's copy."""
+    """The record with the seed: published once the game is over, or the operator's copy.
+    A game against the computer names, in ``computer``, its seat, its level and the program
+    that chose each of its moves (docs/record-format.md §4.2), for ``pbem reproduce``."""
     if not game.dealt:
         raise NotStarted()
-    return jaipur.build_record(
+    record = jaipur.build_record(
         seed=bytes.fromhex(game.seed),
         commitment=game.commitment,
         moves=logged_moves(rows),
@@ -119,6 +122,12 @@ def full_record(game: Game, rows: list[MoveRow], match: Match | None) -> Record:
         contributions=contributions(game),
         record_format=game.record_format,
     )
+    bot = next((s for s in game.seats if s.bot is not None), None)
+    if bot is None or bot.bot is None:
+        return record
+    programs = {r.n: r.program for r in rows if r.seat == bot.seat and r.source == "bot"}
+    field = computer_field(bot.seat, bot.bot, programs)
+    return replace(record, extra={**record.extra, "computer": field})
 
 
 def verify_game(env: Env, public_id: str) -> Verification:

@@ -1,0 +1,135 @@
+"""A finished game's computer moves, played again from its record (``pbem.ai.reproduce``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbem import ai
+from pbem.ai.reproduce import (
+    ComputerFieldError,
+    computer_field,
+    read_computer,
+    reproduce,
+)
+from pbem.engine import load_record, verify
+
+from ..engine.records import play_record
+from .games import COMPUTER, SEED, computer_game
+
+_EMPTY = play_record(SEED, 2, stop_after=2)
+
+
+@pytest.fixture(scope="module")
+def game():
+    return computer_game()
+
+
+def computer_moves(game) -> list[int]:
+    return [e.n for e in game.moves if e.seat == COMPUTER]
+
+
+def test_every_computer_move_of_a_finished_game_is_played_again_the_same(game) -> None:
+    assert verify(game).ok
+    done = list(reproduce(game, read_computer(game)))
+    assert [d.n for d in done] == computer_moves(game) and len(done) >= 10
+    assert all(d.same and d.program == ai.VERSION for d in done)
+
+
+def test_the_field_survives_the_file(game) -> None:
+    again = load_record(game.to_json())
+    assert read_computer(again) == read_computer(game)
+    assert game.to_json()["computer"]["programs"] == [
+        {"program": ai.VERSION, "moves": computer_moves(game)}
+    ]
+
+
+def test_another_level_plays_other_moves(game) -> None:
+    """The field is outside every hash: naming the wrong level does not pass unnoticed."""
+    field = {**game.extra["computer"], "level": "normal"}
+    done = list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
+    assert not all(d.same for d in done)
+
+
+def test_a_move_the_computer_did_not_choose_is_found(game) -> None:
+    """A person's moves named as the computer's (the seat swapped): they differ."""
+    person = [e.n for e in game.moves if e.seat != COMPUTER and e.move != "resign"]
+    field = computer_field(1 - COMPUTER, "easy", {n: ai.VERSION for n in person})
+    done = list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
+    assert any(not d.same for d in done)
+
+
+def test_moves_of_another_program_are_not_played_again(game) -> None:
+    mine = computer_moves(game)
+    programs: dict[int, str | None] = {n: ai.VERSION for n in mine}
+    programs.update({n: "pbem-ai/1" for n in mine[:4]})
+    programs[mine[6]] = None  # logged before the log named programs
+    field = computer_field(COMPUTER, "easy", programs)
+    done = list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
+    assert [d.n for d in done if d.again is None] == [*mine[:4], mine[6]]
+    assert all(d.same for d in done if d.again is not None)
+    assert sum(1 for d in done if d.again is not None) == len(mine) - 5
+
+
+@pytest.mark.parametrize(
+    ("field", "says"),
+    [
+        (None, "no computer field"),
+        ([], "not an object"),
+        ({"seat": 2, "level": "easy", "programs": []}, "seat is not 0 or 1"),
+        ({"seat": True, "level": "easy", "programs": []}, "seat is not 0 or 1"),
+        ({"seat": 1, "level": "grandmaster", "programs": []}, "level is not one of"),
+        ({"seat": 1, "level": "easy", "programs": {}}, "programs is not a list"),
+        ({"seat": 1, "level": "easy", "programs": [7]}, "not an object"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "x" * 41, "moves": [2]}]}, "ASCII"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "a\nb", "moves": [2]}]}, "ASCII"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "", "moves": [2]}]}, "ASCII"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "p", "moves": "2"}]}, "numbers"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "p", "moves": [0]}]}, "numbers"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "p", "moves": [2.0]}]}, "numbers"),
+        (
+            {
+                "seat": 1,
+                "level": "easy",
+                "programs": [{"program": "p", "moves": [2]}, {"program": "q", "moves": [2]}],
+            },
+            "named twice",
+        ),
+    ],
+)
+def test_a_malformed_field_is_refused_with_a_reason(game, field, says) -> None:
+    extra = {} if field is None else {"computer": field}
+    with pytest.raises(ComputerFieldError, match=says):
+        read_computer(replace(game, extra=extra))
+
+
+@pytest.mark.parametrize("which", ["person", "absent"])
+def test_a_field_naming_a_move_that_is_not_the_computers_is_refused(game, which) -> None:
+    n = next(e.n for e in game.moves if e.seat != COMPUTER) if which == "person" else 999
+    field = computer_field(COMPUTER, "easy", {n: ai.VERSION})
+    with pytest.raises(ComputerFieldError, match=f"move {n}"):
+        list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
+
+
+def test_a_running_game_has_nothing_to_reproduce(game) -> None:
+    running = replace(game, seed=None)
+    with pytest.raises(ComputerFieldError, match="not over"):
+        list(reproduce(running, read_computer(running)))
+
+
+@given(
+    st.dictionaries(
+        st.integers(1, 500),
+        st.one_of(st.none(), st.sampled_from(["pbem-ai/1", "pbem-ai/2", "x"])),
+        max_size=40,
+    ),
+    st.sampled_from([0, 1]),
+    st.sampled_from(list(ai.LEVELS)),
+)
+def test_the_written_field_reads_back(programs, seat, level) -> None:
+    field = computer_field(seat, level, programs)
+    read = read_computer(replace(_EMPTY, extra={"computer": field}))
+    assert (read.seat, read.level, dict(read.programs)) == (seat, level, programs)

@@ -1,0 +1,111 @@
+"""``pbem reproduce``: a finished game's computer moves played again from its record file,
+with the exit codes of the offline tools (0 good, 1 a failed check, 2 nothing to check)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pbem import ai
+from pbem.cli import main
+from tests.ai.games import COMPUTER, computer_game
+from tests.engine.records import play_record
+
+
+@pytest.fixture(scope="module")
+def record():
+    return computer_game().to_json()
+
+
+def write(tmp_path, data) -> str:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_a_finished_games_computer_moves_are_played_again_the_same(tmp_path, record):
+    moves = [m["n"] for m in record["moves"] if m["seat"] == COMPUTER]
+    result = run("reproduce", write(tmp_path, record))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ok ") and "hold" in lines[0]  # verified first
+    assert lines[1] == (
+        f"ok   {tmp_path / 'game.json'}: the computer (seat 1, easy): {len(moves)} of its "
+        f"{len(moves)} moves played again by {ai.VERSION}, all the same"
+    )
+
+
+def test_the_installed_command_runs_offline(tmp_path, record):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pbem", "reproduce", write(tmp_path, record)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "all the same" in proc.stdout
+
+
+def test_a_level_named_wrong_is_a_failure_naming_the_move(tmp_path, record):
+    data = {**record, "computer": {**record["computer"], "level": "strong"}}
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output and "the record has" in result.output
+    assert f"{ai.VERSION} at strong plays" in result.output
+
+
+def test_moves_of_another_version_are_listed_not_judged(tmp_path, record):
+    moves = record["computer"]["programs"][0]["moves"]
+    programs = [
+        {"program": "pbem-ai/1", "moves": moves[:3]},
+        {"program": ai.VERSION, "moves": moves[3:]},
+    ]
+    data = {**record, "computer": {**record["computer"], "programs": programs}}
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 0, result.output
+    listed = ", ".join(str(n) for n in moves[:3])
+    assert f"not played again: moves {listed}, chosen by pbem-ai/1" in result.output
+    assert f"{len(moves) - 3} of its {len(moves)} moves played again" in result.output
+    # none of them this version's: nothing was checked, said so (exit 2)
+    programs = [{"program": None, "moves": moves}]
+    data = {**record, "computer": {**record["computer"], "programs": programs}}
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 2
+    assert "a program the log did not name" in result.stdout
+    assert f"cannot reproduce: {ai.VERSION} chose none of its moves" in result.stderr
+
+
+def test_a_tampered_log_fails_verification_before_anything_is_played(tmp_path, record):
+    data = json.loads(json.dumps(record))
+    data["moves"][4]["move"] = "camels" if data["moves"][4]["move"] != "camels" else "take gold"
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("FAIL") and "played again" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "which",
+    ["no computer", "running", "bad field"],
+)
+def test_nothing_to_reproduce_is_exit_2_with_a_reason(tmp_path, record, which):
+    if which == "no computer":
+        data = json.loads(play_record(bytes(range(32)), 4).dumps())
+        says = "no computer field"
+    elif which == "running":
+        data = {**record, "seed": None}
+        data.pop("result")
+        says = "no seed"
+    else:
+        data = {**record, "computer": {**record["computer"], "seat": "1"}}
+        says = "seat is not 0 or 1"
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 2, result.output
+    assert says in result.stderr and "Traceback" not in result.stdout + result.stderr
