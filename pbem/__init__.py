@@ -3,4 +3,4 @@
 #: The one place the version is written: pyproject.toml reads it, so the wheel served at
 #: ``/download`` carries it in its name. Bump it with each change a player, an auditor or an
 #: operator can see, and add its entry at the top of CHANGELOG.md.
-__version__ = "0.3.0"
+__version__ = "0.4.0"
