@@ -243,52 +243,86 @@ def _verify_event(path: str, event: EventRecord, games: list[Record]) -> int:
 
 @click.command("reproduce")
 @click.argument("file", type=click.Path(dir_okay=False))
-def reproduce_command(file: str) -> None:
-    """Play the computer's moves of a finished game again, from its record: each move
-    chosen by this version of the computer is searched again with the game's seed and
-    compared. Moves another version chose are listed, not judged. The record is verified
-    first. Exit 0 when every move played again is the same, 1 when one differs or the
-    record fails verification, 2 when the file is not a finished game's record against
-    the computer, or when this version chose none of its moves."""
+@click.option(
+    "--assume-program",
+    metavar="NAME",
+    help="Take the computer's moves that name no program (logged before pbem 0.4.0) as "
+    "chosen by NAME, e.g. pbem-ai/2 for a game played with pbem 0.3.0.",
+)
+def reproduce_command(file: str, assume_program: str | None) -> None:
+    """Play the computer's moves of a finished game again, from its record: the record is
+    verified, then every move of the computer's seat that this version's program chose
+    (the record's computer field says which) is searched again with the game's seed and
+    compared with the log. Exit 0 when every one of its moves was played again and is
+    the same; 1 when one differs, the record fails verification, or its computer field
+    contradicts the record; 2 when the file is not a finished game's record against the
+    computer, or none of its moves can be played again by this version; 3 when those
+    played again are the same but others were chosen by another program (listed)."""
     from .ai import VERSION
-    from .ai.reproduce import ComputerFieldError, read_computer, reproduce
+    from .ai.reproduce import (
+        ComputerFieldError,
+        FieldContradicted,
+        check_field,
+        read_computer,
+        reproduce,
+    )
 
     record = _load(file)
     verified = _verify_game(file, record)
     if verified:
         sys.exit(verified)
+    if record.seed is None or record.result is None:
+        click.echo(f"{file}: cannot reproduce: not a finished game's record", err=True)
+        sys.exit(2)
     try:
         computer = read_computer(record)
-        results = []
-        for done in reproduce(record, computer):
-            if done.again is not None and not done.same:
-                click.echo(
-                    f"FAIL {file}: move {done.n}: the record has {done.recorded!r}; "
-                    f"{VERSION} at {computer.level} plays {done.again!r}"
-                )
-                sys.exit(1)
-            results.append(done)
+        check_field(record, computer)
+        done = list(reproduce(record, computer, assume_program))
+    except FieldContradicted as exc:
+        click.echo(f"FAIL {file}: {exc}")
+        sys.exit(1)
     except ComputerFieldError as exc:
         click.echo(f"{file}: cannot reproduce: {exc}", err=True)
         sys.exit(2)
-    again = [r for r in results if r.again is not None]
-    others: dict[str, list[int]] = {}
-    for r in results:
+    who = f"the computer (seat {computer.seat}, {computer.level})"
+    for r in done:
+        if r.again is not None and not r.same:
+            click.echo(
+                f"FAIL {file}: {who}, move {r.n}: the record has {r.recorded!r}; "
+                f"{VERSION} plays {r.again!r}"
+            )
+            click.echo(
+                "     (the seat, the level and each move's program are the record's computer "
+                "field, which no hash binds: a move differs if they are wrong too)"
+            )
+            sys.exit(1)
+    again = [r for r in done if r.again is not None]
+    skipped: dict[str, list[int]] = {}
+    for r in done:
         if r.again is None:
-            others.setdefault(r.program or "a program the log did not name", []).append(r.n)
+            by = repr(r.program) if r.program is not None else "no program named"
+            skipped.setdefault(by, []).append(r.n)
+    if again and not skipped:
+        click.echo(
+            f"ok   {file}: {who}: all {len(again)} of its moves played again by {VERSION}, the same"
+        )
+        sys.exit(0)
     if again:
         click.echo(
-            f"ok   {file}: the computer (seat {computer.seat}, {computer.level}): "
-            f"{len(again)} of its {len(results)} moves played again by {VERSION}, all the same"
+            f"PART {file}: {who}: {len(again)} of its {len(done)} moves played again by "
+            f"{VERSION}, the same; {len(done) - len(again)} not played again"
         )
-    for program, numbers in others.items():
-        click.echo(
-            f"     not played again: {_numbers(numbers)}, chosen by {program} "
-            f"(this is {VERSION}: see CHANGELOG.md for the pbem versions that play it)"
-        )
+    for by, numbers in skipped.items():
+        click.echo(f"     not played again: {_numbers(numbers)} ({by}; this is {VERSION!r})")
+    click.echo(
+        "     docs/computer.md lists the pbem versions of each program; --assume-program "
+        "takes moves that name none as one's",
+        err=True,
+    )
     if not again:
         click.echo(f"{file}: cannot reproduce: {VERSION} chose none of its moves", err=True)
         sys.exit(2)
+    sys.exit(3)
 
 
 def _numbers(numbers: list[int]) -> str:

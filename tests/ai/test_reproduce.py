@@ -10,7 +10,11 @@ from hypothesis import strategies as st
 
 from pbem import ai
 from pbem.ai.reproduce import (
+    NO_PROGRAM,
+    OTHER_PROGRAM,
     ComputerFieldError,
+    FieldContradicted,
+    check_field,
     computer_field,
     read_computer,
     reproduce,
@@ -32,8 +36,13 @@ def computer_moves(game) -> list[int]:
     return [e.n for e in game.moves if e.seat == COMPUTER]
 
 
+def with_field(game, field):
+    return replace(game, extra={"computer": field})
+
+
 def test_every_computer_move_of_a_finished_game_is_played_again_the_same(game) -> None:
     assert verify(game).ok
+    check_field(game, read_computer(game))
     done = list(reproduce(game, read_computer(game)))
     assert [d.n for d in done] == computer_moves(game) and len(done) >= 10
     assert all(d.same and d.program == ai.VERSION for d in done)
@@ -55,23 +64,56 @@ def test_another_level_plays_other_moves(game) -> None:
 
 
 def test_a_move_the_computer_did_not_choose_is_found(game) -> None:
-    """A person's moves named as the computer's (the seat swapped): they differ."""
-    person = [e.n for e in game.moves if e.seat != COMPUTER and e.move != "resign"]
+    """A person's moves named as the computer's (the seat swapped): they differ, and its
+    resignation (not on its turn) is no move the computer makes."""
+    person = [e.n for e in game.moves if e.seat != COMPUTER]
     field = computer_field(1 - COMPUTER, "easy", {n: ai.VERSION for n in person})
-    done = list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
-    assert any(not d.same for d in done)
+    swapped = read_computer(with_field(game, field))
+    check_field(game, swapped)
+    done = list(reproduce(game, swapped))
+    assert [d.n for d in done] == person
+    assert any(not d.same for d in done[:-1])
+    assert done[-1].recorded == "resign" and not done[-1].same
 
 
-def test_moves_of_another_program_are_not_played_again(game) -> None:
+def test_moves_of_another_program_or_of_none_are_not_played_again(game) -> None:
     mine = computer_moves(game)
     programs: dict[int, str | None] = {n: ai.VERSION for n in mine}
-    programs.update({n: "pbem-ai/1" for n in mine[:4]})
-    programs[mine[6]] = None  # logged before the log named programs
+    programs.update({n: None for n in mine[:2]})  # logged before the log named programs
+    programs.update({n: "pbem-ai/1" for n in mine[2:4]})
     field = computer_field(COMPUTER, "easy", programs)
-    done = list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
-    assert [d.n for d in done if d.again is None] == [*mine[:4], mine[6]]
+    computer = read_computer(with_field(game, field))
+    check_field(game, computer)
+    done = list(reproduce(game, computer))
+    assert [(d.n, d.skipped) for d in done if d.again is None] == [
+        *((n, NO_PROGRAM) for n in mine[:2]),
+        *((n, OTHER_PROGRAM) for n in mine[2:4]),
+    ]
     assert all(d.same for d in done if d.again is not None)
-    assert sum(1 for d in done if d.again is not None) == len(mine) - 5
+    assert sum(1 for d in done if d.again is not None) == len(mine) - 4
+    # the person checking may say which program the unnamed ones are
+    assumed = list(reproduce(game, computer, assume=ai.VERSION))
+    assert [d.n for d in assumed if d.again is None] == mine[2:4]
+    assert all(d.same for d in assumed if d.again is not None)
+
+
+def test_a_field_that_contradicts_the_record_or_itself_fails(game) -> None:
+    mine = computer_moves(game)
+    left_out = computer_field(COMPUTER, "easy", {n: ai.VERSION for n in mine[1:]})
+    with pytest.raises(FieldContradicted, match=f"leaves out move {mine[0]}"):
+        check_field(game, read_computer(with_field(game, left_out)))
+    programs: dict[int, str | None] = {n: ai.VERSION for n in mine}
+    programs[mine[5]] = None  # a move naming none after one that named one
+    unnamed = computer_field(COMPUTER, "easy", programs)
+    with pytest.raises(FieldContradicted, match=f"move {mine[5]} no program"):
+        check_field(game, read_computer(with_field(game, unnamed)))
+    named = replace(
+        game, players=({"seat": 0, "name": "Ada"}, {"seat": 1, "name": "Computer (easy)"})
+    )
+    check_field(named, read_computer(named))
+    strong = {**game.extra["computer"], "level": "strong"}
+    with pytest.raises(FieldContradicted, match="level strong; the player's name says easy"):
+        check_field(named, read_computer(with_field(named, strong)))
 
 
 @pytest.mark.parametrize(
@@ -98,6 +140,8 @@ def test_moves_of_another_program_are_not_played_again(game) -> None:
             },
             "named twice",
         ),
+        ({"seat": 1, "level": "easy", "programs": [], "note": "x"}, "other keys"),
+        ({"seat": 1, "level": "easy", "programs": [{"program": "p", "moves": [], "x": 1}]}, "keys"),
     ],
 )
 def test_a_malformed_field_is_refused_with_a_reason(game, field, says) -> None:
@@ -107,11 +151,12 @@ def test_a_malformed_field_is_refused_with_a_reason(game, field, says) -> None:
 
 
 @pytest.mark.parametrize("which", ["person", "absent"])
-def test_a_field_naming_a_move_that_is_not_the_computers_is_refused(game, which) -> None:
+def test_a_field_naming_a_move_that_is_not_the_computers_fails(game, which) -> None:
     n = next(e.n for e in game.moves if e.seat != COMPUTER) if which == "person" else 999
-    field = computer_field(COMPUTER, "easy", {n: ai.VERSION})
-    with pytest.raises(ComputerFieldError, match=f"move {n}"):
-        list(reproduce(game, read_computer(replace(game, extra={"computer": field}))))
+    programs = {m: ai.VERSION for m in computer_moves(game)} | {n: ai.VERSION}
+    field = computer_field(COMPUTER, "easy", programs)
+    with pytest.raises(FieldContradicted, match=f"move {n}, which is not a move of seat"):
+        check_field(game, read_computer(with_field(game, field)))
 
 
 def test_a_running_game_has_nothing_to_reproduce(game) -> None:

@@ -1,5 +1,6 @@
 """``pbem reproduce``: a finished game's computer moves played again from its record file,
-with the exit codes of the offline tools (0 good, 1 a failed check, 2 nothing to check)."""
+with its exit codes (0 all played again and the same, 1 a failed check, 2 nothing to play
+again, 3 the same as far as played again, some not)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def test_a_finished_games_computer_moves_are_played_again_the_same(tmp_path, rec
     lines = result.stdout.splitlines()
     assert lines[0].startswith("ok ") and "hold" in lines[0]  # verified first
     assert lines[1] == (
-        f"ok   {tmp_path / 'game.json'}: the computer (seat 1, easy): {len(moves)} of its "
-        f"{len(moves)} moves played again by {ai.VERSION}, all the same"
+        f"ok   {tmp_path / 'game.json'}: the computer (seat 1, easy): all {len(moves)} of its "
+        f"moves played again by {ai.VERSION}, the same"
     )
 
 
@@ -51,7 +52,7 @@ def test_the_installed_command_runs_offline(tmp_path, record):
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "all the same" in proc.stdout
+    assert "played again by" in proc.stdout and "the same" in proc.stdout
 
 
 def test_a_level_named_wrong_is_a_failure_naming_the_move(tmp_path, record):
@@ -59,28 +60,54 @@ def test_a_level_named_wrong_is_a_failure_naming_the_move(tmp_path, record):
     result = run("reproduce", write(tmp_path, data))
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.output and "the record has" in result.output
-    assert f"{ai.VERSION} at strong plays" in result.output
+    assert "(seat 1, strong), move" in result.output and f"{ai.VERSION} plays" in result.output
+    assert "which no hash binds" in result.output
 
 
-def test_moves_of_another_version_are_listed_not_judged(tmp_path, record):
+def test_moves_of_another_program_are_listed_not_judged_exit_3(tmp_path, record):
     moves = record["computer"]["programs"][0]["moves"]
     programs = [
-        {"program": "pbem-ai/1", "moves": moves[:3]},
-        {"program": ai.VERSION, "moves": moves[3:]},
+        {"program": None, "moves": moves[:2]},
+        {"program": "pbem-ai/1", "moves": moves[2:4]},
+        {"program": ai.VERSION, "moves": moves[4:]},
     ]
     data = {**record, "computer": {**record["computer"], "programs": programs}}
-    result = run("reproduce", write(tmp_path, data))
-    assert result.exit_code == 0, result.output
-    listed = ", ".join(str(n) for n in moves[:3])
-    assert f"not played again: moves {listed}, chosen by pbem-ai/1" in result.output
-    assert f"{len(moves) - 3} of its {len(moves)} moves played again" in result.output
-    # none of them this version's: nothing was checked, said so (exit 2)
+    path = write(tmp_path, data)
+    result = run("reproduce", path)
+    assert result.exit_code == 3, result.output
+    assert result.stdout.splitlines()[1] == (
+        f"PART {path}: the computer (seat 1, easy): {len(moves) - 4} of its {len(moves)} "
+        f"moves played again by {ai.VERSION}, the same; 4 not played again"
+    )
+    assert f"not played again: moves {moves[0]}, {moves[1]} (no program named; " in result.stdout
+    assert f"not played again: moves {moves[2]}, {moves[3]} ('pbem-ai/1'; " in result.stdout
+    assert "--assume-program" in result.stderr
+    # the person checking says the unnamed ones are this program's
+    result = run("reproduce", "--assume-program", ai.VERSION, path)
+    assert result.exit_code == 3 and f"{len(moves) - 2} of its" in result.stdout
+    # none of them this version's: nothing was played again, said so (exit 2)
     programs = [{"program": None, "moves": moves}]
     data = {**record, "computer": {**record["computer"], "programs": programs}}
     result = run("reproduce", write(tmp_path, data))
     assert result.exit_code == 2
-    assert "a program the log did not name" in result.stdout
+    assert "no program named" in result.stdout
     assert f"cannot reproduce: {ai.VERSION} chose none of its moves" in result.stderr
+
+
+@pytest.mark.parametrize("edit", ["left out", "unnamed after named"])
+def test_a_field_that_contradicts_the_record_fails(tmp_path, record, edit):
+    moves = record["computer"]["programs"][0]["moves"]
+    if edit == "left out":  # a move the server would hide from the check
+        programs = [{"program": ai.VERSION, "moves": [n for n in moves if n != moves[3]]}]
+    else:
+        programs = [
+            {"program": ai.VERSION, "moves": [n for n in moves if n != moves[3]]},
+            {"program": None, "moves": [moves[3]]},
+        ]
+    data = {**record, "computer": {**record["computer"], "programs": programs}}
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[-1].startswith("FAIL") and f"move {moves[3]}" in result.stdout
 
 
 def test_a_tampered_log_fails_verification_before_anything_is_played(tmp_path, record):
@@ -93,7 +120,7 @@ def test_a_tampered_log_fails_verification_before_anything_is_played(tmp_path, r
 
 @pytest.mark.parametrize(
     "which",
-    ["no computer", "running", "bad field"],
+    ["no computer", "running", "running with its seed", "bad field"],
 )
 def test_nothing_to_reproduce_is_exit_2_with_a_reason(tmp_path, record, which):
     if which == "no computer":
@@ -102,7 +129,10 @@ def test_nothing_to_reproduce_is_exit_2_with_a_reason(tmp_path, record, which):
     elif which == "running":
         data = {**record, "seed": None}
         data.pop("result")
-        says = "no seed"
+        says = "not a finished game's record"
+    elif which == "running with its seed":  # the operator's copy of a running game
+        data = {k: v for k, v in record.items() if k != "result"}
+        says = "not a finished game's record"
     else:
         data = {**record, "computer": {**record["computer"], "seat": "1"}}
         says = "seat is not 0 or 1"

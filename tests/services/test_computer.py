@@ -175,7 +175,7 @@ def test_the_log_and_the_record_name_the_program_of_each_computer_move(env, tmp_
     path.write_text(json.dumps(record))
     result = CliRunner().invoke(main, ["reproduce", str(path)])
     assert result.exit_code == 0, result.output
-    assert f"{len(computer_moves)} of its {len(computer_moves)} moves played again" in result.output
+    assert f"all {len(computer_moves)} of its moves played again" in result.output
 
 
 def test_a_game_between_people_has_no_computer_field(env):
