@@ -30,11 +30,17 @@ from .events import EVENT_FORMAT, EventRecord, is_event, verify_event
 from .events import parse as parse_event
 
 
+def _shown(path: str) -> str:
+    """A file's name as a line shows it: quoted and escaped if it holds a line break or
+    another character that does not print (a name could otherwise forge an ``ok`` line)."""
+    return path if path.isprintable() else ascii(path)
+
+
 def _load(path: str) -> Record:
     try:
         return read_record(path)
     except RecordError as exc:
-        click.echo(f"{path}: not a game record: {exc}", err=True)
+        click.echo(f"{_shown(path)}: not a game record: {exc}", err=True)
         sys.exit(2)
 
 
@@ -42,17 +48,17 @@ def _replay(path: str, record: Record) -> Match:
     try:
         return replay(record)
     except RecordError as exc:
-        click.echo(f"{path}: cannot replay: {exc}", err=True)
+        click.echo(f"{_shown(path)}: cannot replay: {exc}", err=True)
         sys.exit(2)
     except NotCanonical as exc:
         click.echo(
-            f"{path}: move {exc.n} ({exc.text!r}) is not canonical: a record writes "
+            f"{_shown(path)}: move {exc.n} ({exc.text!r}) is not canonical: a record writes "
             f"{exc.canonical!r}",
             err=True,
         )
         sys.exit(1)
     except ReplayError as exc:
-        click.echo(f"{path}: illegal move {exc.n} ({exc.text!r}): {exc.error}", err=True)
+        click.echo(f"{_shown(path)}: illegal move {exc.n} ({exc.text!r}): {exc.error}", err=True)
         sys.exit(1)
 
 
@@ -121,7 +127,7 @@ def moves_command(file: str) -> None:
     record = _load(file)
     match = _replay(file, record)
     if match.is_over:
-        click.echo(f"{file}: the game is over: there are no legal moves", err=True)
+        click.echo(f"{_shown(file)}: the game is over: there are no legal moves", err=True)
         sys.exit(1)
     for move in match.legal_moves():
         click.echo(str(move))
@@ -160,7 +166,7 @@ def verify_command(files: tuple[str, ...], game_ids: tuple[str, ...]) -> None:
                 continue
             record = read_record(path)
         except RecordError as exc:
-            click.echo(f"NOT A RECORD {path}: {exc}")
+            click.echo(f"NOT A RECORD {_shown(path)}: {exc}")
             worst = 2
             continue
         games.append((path, record))
@@ -176,11 +182,11 @@ def _unmatched(events: list[tuple[str, EventRecord]], games: list[tuple[str, Rec
     """Every game record named with event records is one of their games: one on no board
     of them is a failure, said, not dropped."""
     ids = {r.game_id for _, event in events for r in event.results if r.game_id}
-    named = " or ".join(path for path, _ in events)
+    named = " or ".join(_shown(path) for path, _ in events)
     worst = 0
     for path, game in games:
         if game.game_id not in ids:
-            click.echo(f"FAIL {path}: game {game.game_id} is on no board of {named}")
+            click.echo(f"FAIL {_shown(path)}: game {game.game_id} is on no board of {named}")
             worst = 1
     return worst
 
@@ -201,17 +207,17 @@ def _verify_game(path: str, record: Record) -> int:
     try:
         report = verify(record)
     except Exception as exc:  # a file the checks did not foresee: said, never a traceback
-        click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
+        click.echo(f"NOT A RECORD {_shown(path)}: it could not be checked ({exc!r})")
         return 2
     if report.ok:
         names = ", ".join(c.name for c in report.checks)
-        click.echo(f"ok   {path}: {record.format}, {len(record.moves)} moves; {names} hold")
+        click.echo(f"ok   {_shown(path)}: {record.format}, {len(record.moves)} moves; {names} hold")
         for what in report.unchecked:
             click.echo(f"     not checked: {what}")
         return 0
     failed = report.first_failure
     assert failed is not None
-    click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
+    click.echo(f"FAIL {_shown(path)}: {failed.name}: {failed.detail}")
     return 1
 
 
@@ -221,18 +227,18 @@ def _verify_event(path: str, event: EventRecord, games: list[Record]) -> int:
     try:
         report = verify_event(event, [g for g in games if g.game_id in ids])
     except Exception as exc:  # as for a game: said, never a traceback
-        click.echo(f"NOT A RECORD {path}: it could not be checked ({exc!r})")
+        click.echo(f"NOT A RECORD {_shown(path)}: it could not be checked ({exc!r})")
         return 2
     if not report.ok:
         failed = report.first_failure
         assert failed is not None
-        click.echo(f"FAIL {path}: {failed.name}: {failed.detail}")
+        click.echo(f"FAIL {_shown(path)}: {failed.name}: {failed.detail}")
         return 1
     rounds = len({p.round for p in event.pairings})
     played = sum(1 for c in report.checks if c.name.startswith("game "))
     names = ", ".join(c.name for c in report.checks if not c.name.startswith("game "))
     click.echo(
-        f"ok   {path}: {EVENT_FORMAT}, {event.rules.format.value}, {len(event.entrants)} "
+        f"ok   {_shown(path)}: {EVENT_FORMAT}, {event.rules.format.value}, {len(event.entrants)} "
         f"entrants, {rounds} rounds, {len(event.results)} results; {names} hold; "
         f"{played} game records match"
     )
@@ -272,23 +278,26 @@ def reproduce_command(file: str, assume_program: str | None) -> None:
     if verified:
         sys.exit(verified)
     if record.seed is None or record.result is None:
-        click.echo(f"{file}: cannot reproduce: not a finished game's record", err=True)
+        click.echo(f"{_shown(file)}: cannot reproduce: not a finished game's record", err=True)
         sys.exit(2)
     try:
         computer = read_computer(record)
         check_field(record, computer)
         done = list(reproduce(record, computer, assume_program))
     except FieldContradicted as exc:
-        click.echo(f"FAIL {file}: {exc}")
+        click.echo(f"FAIL {_shown(file)}: {exc}")
         sys.exit(1)
     except ComputerFieldError as exc:
-        click.echo(f"{file}: cannot reproduce: {exc}", err=True)
+        click.echo(f"{_shown(file)}: cannot reproduce: {exc}", err=True)
+        sys.exit(2)
+    if not done:
+        click.echo(f"{_shown(file)}: cannot reproduce: the computer made no move", err=True)
         sys.exit(2)
     who = f"the computer (seat {computer.seat}, {computer.level})"
     for r in done:
         if r.again is not None and not r.same:
             click.echo(
-                f"FAIL {file}: {who}, move {r.n}: the record has {r.recorded!r}; "
+                f"FAIL {_shown(file)}: {who}, move {r.n}: the record has {r.recorded!r}; "
                 f"{VERSION} plays {r.again!r}"
             )
             click.echo(
@@ -301,26 +310,29 @@ def reproduce_command(file: str, assume_program: str | None) -> None:
     for r in done:
         if r.again is None:
             by = repr(r.program) if r.program is not None else "no program named"
+            if r.program is None and assume_program is not None:
+                by += f", taken as {assume_program!r}"
             skipped.setdefault(by, []).append(r.n)
     if again and not skipped:
         click.echo(
-            f"ok   {file}: {who}: all {len(again)} of its moves played again by {VERSION}, the same"
+            f"ok   {_shown(file)}: {who}: all {len(again)} of its moves played again by "
+            f"{VERSION}, the same"
         )
         sys.exit(0)
     if again:
         click.echo(
-            f"PART {file}: {who}: {len(again)} of its {len(done)} moves played again by "
+            f"PART {_shown(file)}: {who}: {len(again)} of its {len(done)} moves played again by "
             f"{VERSION}, the same; {len(done) - len(again)} not played again"
         )
     for by, numbers in skipped.items():
         click.echo(f"     not played again: {_numbers(numbers)} ({by}; this is {VERSION!r})")
     click.echo(
-        "     docs/computer.md lists the pbem versions of each program; --assume-program "
-        "takes moves that name none as one's",
+        "     (docs/computer.md lists the pbem versions of each program; --assume-program "
+        "takes the moves that name none as one's)",
         err=True,
     )
     if not again:
-        click.echo(f"{file}: cannot reproduce: {VERSION} chose none of its moves", err=True)
+        click.echo(f"{_shown(file)}: cannot reproduce: {VERSION} chose none of its moves", err=True)
         sys.exit(2)
     sys.exit(3)
 

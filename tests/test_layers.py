@@ -146,7 +146,6 @@ AI_ALLOWED = (
     "typing",
     "hashlib",  # the computer's randomness for a move, from the game's seed
     "hmac",
-    "re",  # the level a record's "Computer (easy)" names (``reproduce.check_field``)
     # the analysis's process pool (``pbem.ai.analysis.pool``)
     "multiprocessing",
     "concurrent",

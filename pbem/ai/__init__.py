@@ -49,6 +49,12 @@ def move_seed(seed: bytes, n: int) -> bytes:
     return hmac.new(seed, f"pbem/computer:{n}".encode("ascii"), hashlib.sha256).digest()
 
 
+def player_name(level: str) -> str:
+    """The computer's name in a game and its record, "Computer (normal)": the same in every
+    language (pages and mails show it translated), and nothing renames it."""
+    return f"Computer ({level})"
+
+
 @dataclass(frozen=True, slots=True)
 class Level:
     """A level: how many iterations its search runs, and how often it plays carelessly
@@ -113,5 +119,6 @@ __all__ = [
     "information",
     "move_seed",
     "play",
+    "player_name",
     "statistics",
 ]

@@ -16,7 +16,6 @@ but it cannot make a move the computer did not choose pass as checked.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from pbem.engine.match import Match
 from pbem.engine.moves import Claim, Move, Resign, Timeout
 from pbem.engine.record import Record, parse_logged, replay_states
 
-from . import LEVELS, VERSION, move_seed, play
+from . import LEVELS, VERSION, move_seed, play, player_name
 
 #: A program's name in the field: short printable ASCII (the server writes ``pbem-ai/2``).
 _PROGRAM_LENGTH = 40
@@ -141,7 +140,10 @@ def check_field(record: Record, computer: Computer) -> None:
     that is not the seat's or leaves one of the seat's out (every move of the computer's
     seat is the computer's: the server logs no other for it), a move naming no program
     after one that named one (the log names programs from the day it began to, for every
-    move after), or a level other than the one in the computer's name ("Computer (easy)")."""
+    move after), or another seat or level than the players' names say ("Computer (easy)").
+    ``ComputerFieldError`` for an entry without its seat (the server writes every seat)."""
+    if any(entry.seat is None for entry in record.moves):
+        raise ComputerFieldError("an entry of the record names no seat (the server's name each)")
     by_n = {entry.n: entry for entry in record.moves}
     for n in computer.programs:
         entry = by_n.get(n)
@@ -166,18 +168,25 @@ def check_field(record: Record, computer: Computer) -> None:
             raise FieldContradicted(
                 f"the computer field gives move {n} no program, after move {named} named one"
             )
-    for player in record.players:
-        name = player.get("name") if isinstance(player, dict) else None
-        if player.get("seat") == computer.seat and isinstance(name, str):
-            said = _NAMED_LEVEL.fullmatch(name)
-            if said is not None and said.group(1) != computer.level:
-                raise FieldContradicted(
-                    f"the computer field says level {computer.level}; the player's name "
-                    f"says {said.group(1)}"
-                )
+    _check_names(record, computer)
 
 
-_NAMED_LEVEL = re.compile(r"Computer \(([a-z]+)\)")
+def _check_names(record: Record, computer: Computer) -> None:
+    """The players' names are informative too, but the server names the computer's seat
+    "Computer (<level>)" and nothing renames it: a field whose seat's player has another
+    name, in a record that names its players, fails."""
+    players = [p for p in record.players if isinstance(p, dict)]
+    seated = {p.get("seat"): p.get("name") for p in players if p.get("seat") in (0, 1)}
+    if not seated and len(players) == 2:  # a reader takes a list without seats in order
+        seated = {0: players[0].get("name"), 1: players[1].get("name")}
+    name = seated.get(computer.seat)
+    if not isinstance(name, str):
+        return
+    if name != player_name(computer.level):
+        raise FieldContradicted(
+            f"the computer field says seat {computer.seat} at {computer.level}; the player "
+            f"in seat {computer.seat} is named {name!r}, not {player_name(computer.level)!r}"
+        )
 
 
 def reproduce(

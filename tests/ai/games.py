@@ -41,4 +41,5 @@ def computer_game(level: str = "easy", resign_at: int = 24) -> Record:
     record = play_record(SEED, 1, chooser=chooser)
     assert record.result is not None  # over: the person resigned
     field = computer_field(COMPUTER, level, played)
-    return replace(record, extra={"computer": field})
+    players = ({"seat": 0, "name": "Ada"}, {"seat": 1, "name": ai.player_name(level)})
+    return replace(record, players=players, extra={"computer": field})

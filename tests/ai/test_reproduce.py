@@ -68,9 +68,11 @@ def test_a_move_the_computer_did_not_choose_is_found(game) -> None:
     resignation (not on its turn) is no move the computer makes."""
     person = [e.n for e in game.moves if e.seat != COMPUTER]
     field = computer_field(1 - COMPUTER, "easy", {n: ai.VERSION for n in person})
-    swapped = read_computer(with_field(game, field))
-    check_field(game, swapped)
-    done = list(reproduce(game, swapped))
+    names = ({"seat": 0, "name": "Computer (easy)"}, {"seat": 1, "name": "Ada"})
+    record = replace(with_field(game, field), players=names)  # the names swapped as well
+    swapped = read_computer(record)
+    check_field(record, swapped)
+    done = list(reproduce(record, swapped))
     assert [d.n for d in done] == person
     assert any(not d.same for d in done[:-1])
     assert done[-1].recorded == "resign" and not done[-1].same
@@ -107,13 +109,34 @@ def test_a_field_that_contradicts_the_record_or_itself_fails(game) -> None:
     unnamed = computer_field(COMPUTER, "easy", programs)
     with pytest.raises(FieldContradicted, match=f"move {mine[5]} no program"):
         check_field(game, read_computer(with_field(game, unnamed)))
-    named = replace(
-        game, players=({"seat": 0, "name": "Ada"}, {"seat": 1, "name": "Computer (easy)"})
-    )
-    check_field(named, read_computer(named))
     strong = {**game.extra["computer"], "level": "strong"}
-    with pytest.raises(FieldContradicted, match="level strong; the player's name says easy"):
-        check_field(named, read_computer(with_field(named, strong)))
+    with pytest.raises(FieldContradicted, match=r"named 'Computer \(easy\)', not 'Computer"):
+        check_field(game, read_computer(with_field(game, strong)))
+    # the seat moved to the person's: the computer's name is in the other seat
+    person = {e.n: ai.VERSION for e in game.moves if e.seat != COMPUTER}
+    other = computer_field(1 - COMPUTER, "easy", person)
+    with pytest.raises(FieldContradicted, match="is named 'Ada'"):
+        check_field(game, read_computer(with_field(game, other)))
+    # a list of players without seats is read in order, seat 0 first
+    unseated = replace(game, players=({"name": "Ada"}, {"name": "Computer (strong)"}))
+    with pytest.raises(FieldContradicted, match=r"named 'Computer \(strong\)'"):
+        check_field(unseated, read_computer(unseated))
+    # a person may be named like the computer: only the computer's seat's name counts
+    twin = replace(game, players=({"seat": 0, "name": "Computer (easy)"}, game.players[1]))
+    check_field(twin, read_computer(twin))
+
+
+def test_an_entry_without_its_seat_is_refused(game) -> None:
+    """A version-1 file may leave seats out; the server writes them, and a move of nobody's
+    would escape the check."""
+    from pbem.engine.record import LoggedMove
+
+    moves = tuple(
+        LoggedMove(e.n, e.move, None, e.at, e.hash, e.position) if i == 3 else e
+        for i, e in enumerate(game.moves)
+    )
+    with pytest.raises(ComputerFieldError, match="names no seat"):
+        check_field(replace(game, moves=moves), read_computer(game))
 
 
 @pytest.mark.parametrize(

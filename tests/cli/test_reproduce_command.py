@@ -59,6 +59,13 @@ def test_a_level_named_wrong_is_a_failure_naming_the_move(tmp_path, record):
     data = {**record, "computer": {**record["computer"], "level": "strong"}}
     result = run("reproduce", write(tmp_path, data))
     assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output and "named 'Computer (easy)', not 'Computer (strong)'" in (
+        result.output
+    )
+    # the name edited as well: the moves say it
+    data["players"] = [{"seat": 0, "name": "Ada"}, {"seat": 1, "name": "Computer (strong)"}]
+    result = run("reproduce", write(tmp_path, data))
+    assert result.exit_code == 1, result.output
     assert "FAIL" in result.output and "the record has" in result.output
     assert "(seat 1, strong), move" in result.output and f"{ai.VERSION} plays" in result.output
     assert "which no hash binds" in result.output
@@ -139,3 +146,26 @@ def test_nothing_to_reproduce_is_exit_2_with_a_reason(tmp_path, record, which):
     result = run("reproduce", write(tmp_path, data))
     assert result.exit_code == 2, result.output
     assert says in result.stderr and "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_file_name_cannot_forge_a_line(tmp_path, record):
+    """A name with a line break is shown quoted, so no line of the answer starts as it likes."""
+    data = {**record, "computer": {**record["computer"], "level": "strong"}}
+    path = tmp_path / "x\nok   all fine.json"
+    path.write_text(json.dumps(data))
+    result = run("reproduce", str(path))
+    assert result.exit_code == 1
+    assert not any(line.startswith("ok   all fine") for line in result.output.splitlines())
+    assert "\\nok   all fine.json" in result.output
+
+
+def test_an_assumed_program_is_named_with_the_moves_it_left_unplayed(tmp_path, record):
+    moves = record["computer"]["programs"][0]["moves"]
+    programs = [
+        {"program": None, "moves": moves[:2]},
+        {"program": ai.VERSION, "moves": moves[2:]},
+    ]
+    data = {**record, "computer": {**record["computer"], "programs": programs}}
+    result = run("reproduce", "--assume-program", "pbem-ai/1", write(tmp_path, data))
+    assert result.exit_code == 3
+    assert "(no program named, taken as 'pbem-ai/1'; this is" in result.stdout

@@ -61,8 +61,8 @@ RECENT = timedelta(minutes=10)
 
 def name(level: str) -> str:
     """The computer's name in the game and its record: "Computer (normal)" (not translated:
-    the record is the same for every reader)."""
-    return f"Computer ({level})"
+    the record is the same for every reader; ``pbem reproduce`` checks it)."""
+    return ai.player_name(level)
 
 
 def checked_level(level: str | None) -> str:
