@@ -439,6 +439,10 @@ class Event(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    #: Why it was cancelled: "too_few" (fewer than two players at its start) or
+    #: "organiser" (before it started); None while not cancelled (and for one cancelled
+    #: before migration 0023, which was always for too few players).
+    cancelled_by: Mapped[str | None] = mapped_column(String(12))
 
     entrants: Mapped[list[EventEntrant]] = relationship(order_by="EventEntrant.id", lazy="selectin")
 

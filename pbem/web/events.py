@@ -201,6 +201,24 @@ def enter_computer(public_id: str) -> Any:
     return redirect(url_for("events.event_page", public_id=public_id), code=303)
 
 
+@bp.post("/events/<public_id>/start")
+def start(public_id: str) -> Any:
+    """The organiser starts an open event now, with the players who joined."""
+    player = need_player()
+    entries.start_now(services(), public_id, player.id)
+    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+
+
+@bp.post("/events/<public_id>/cancel")
+def cancel(public_id: str) -> Any:
+    """The organiser cancels an event before it starts; the form asks them to confirm."""
+    player = need_player()
+    if request.form.get("confirm") != "yes":
+        raise InvalidInput(_l("Tick the box to confirm that the event is to be cancelled."))
+    entries.cancel(services(), public_id, player.id)
+    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+
+
 @bp.get("/events/<public_id>/event.json")
 def record(public_id: str) -> Response:
     data = pages.record(services(), public_id)
@@ -297,6 +315,22 @@ def api_withdraw(public_id: str) -> Any:
     return jsonify({"withdrawn": True})
 
 
+@bp.post("/api/events/<public_id>/start")
+def api_start(public_id: str) -> Any:
+    player = _api_player()
+    inputs.json_fields("{}", {})  # no fields: the organiser starts it with who joined
+    paired = entries.start_now(services(), public_id, player.id)
+    return jsonify({"started": True, "round": paired})
+
+
+@bp.post("/api/events/<public_id>/cancel")
+def api_cancel(public_id: str) -> Any:
+    player = _api_player()
+    inputs.json_fields("{}", {})
+    entries.cancel(services(), public_id, player.id)
+    return jsonify({"cancelled": True})
+
+
 @bp.get("/api/events/<public_id>")
 def api_event(public_id: str) -> Any:
     page = pages.event_page(services(), public_id)
@@ -305,6 +339,7 @@ def api_event(public_id: str) -> Any:
             **_summary_json(page.summary),
             "commitment": page.commitment,
             "seed": page.seed,
+            "cancelled_by": page.cancelled_by,
             "tiebreaks": list(page.tiebreaks),
             "standings": [
                 {

@@ -193,8 +193,79 @@ def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(
     assert "was cancelled" in told.text_body and "Dated" in told.subject
     check_event_notice(env, told)
     assert pages.event_page(env, lonely.public_id).seed is not None
+    assert pages.event_page(env, lonely.public_id).cancelled_by == "too_few"
+    assert pages.event_page(env, created.public_id).cancelled_by is None
     with pytest.raises(WrongState, match="cancelled"):
         entries.join(env, lonely.public_id, ids[1])
+
+
+def _dated(env, prefix: str, joined: int):
+    """An event that starts at a date in two days, its organiser and ``joined - 1`` others
+    in it; its public id and the players' ids (the organiser first)."""
+    from datetime import timedelta
+
+    from .services_play import players
+
+    ids = players(env, prefix, 4)
+    spec = lifecycle.EventSpec(
+        name=f"{prefix.title()} cup",
+        format="round-robin",
+        max_players=8,
+        start_mode="date",
+        starts_at=env.clock.now() + timedelta(days=2),
+    )
+    created = lifecycle.create(env, ids[0], spec)
+    for pid in ids[:joined]:
+        entries.join(env, created.public_id, pid)
+    return created.public_id, ids
+
+
+def test_the_organiser_starts_an_event_early_with_the_players_who_joined(env):
+    public_id, ids = _dated(env, "early", 1)
+    with pytest.raises(WrongState, match="two players at least"):  # never cancels it
+        entries.start_now(env, public_id, ids[0])
+    assert state(env, public_id) == "open"
+    entries.join(env, public_id, ids[1])
+    entries.join(env, public_id, ids[2])
+    with pytest.raises(NotAllowed, match="organiser"):
+        entries.start_now(env, public_id, ids[1])
+    assert entries.start_now(env, public_id, ids[0]) == 1
+    assert state(env, public_id) == "running"
+    page = pages.event_page(env, public_id, ids[0])
+    assert [e.name for e in page.entrants] == ["Early 1", "Early 2", "Early 3"]
+    assert not page.can_start and not page.can_cancel and len(running_games(env, public_id)) == 1
+    with pytest.raises(WrongState, match="started already"):
+        entries.start_now(env, public_id, ids[0])
+    with pytest.raises(WrongState, match="takes no new players"):
+        entries.join(env, public_id, ids[3])
+    with pytest.raises(WrongState, match="can no longer be cancelled"):
+        entries.cancel(env, public_id, ids[0])
+
+
+def test_the_organiser_cancels_an_event_before_it_starts_and_who_joined_is_told(env):
+    public_id, ids = _dated(env, "calledoff", 3)
+    page = pages.event_page(env, public_id, ids[0])
+    assert page.can_start and page.can_cancel and page.seed is None
+    assert not pages.event_page(env, public_id, ids[1]).can_cancel  # a player cannot
+    with pytest.raises(NotAllowed, match="organiser"):
+        entries.cancel(env, public_id, ids[1])
+    entries.cancel(env, public_id, ids[0])
+    assert state(env, public_id) == "cancelled"
+    page = pages.event_page(env, public_id)
+    assert page.cancelled_by == "organiser" and page.seed is not None  # nothing drawn from it
+    for i in (1, 2, 3):
+        (told,) = event_mails(env, f"calledoff{i}@example.test", ("event_cancelled",))
+        assert "cancelled by its organiser before it started" in told.text_body
+        check_event_notice(env, told)
+    with pytest.raises(WrongState, match="cancelled"):
+        entries.join(env, public_id, ids[3])
+    with pytest.raises(WrongState, match="cancelled"):
+        entries.start_now(env, public_id, ids[0])
+    with pytest.raises(WrongState, match="cancelled"):
+        entries.cancel(env, public_id, ids[0])
+    env.clock.advance(days=3)  # its date passes: the job leaves it cancelled
+    assert rounds.advance(env).started == 0 and state(env, public_id) == "cancelled"
+    assert len(event_mails(env, "calledoff1@example.test", ("event_cancelled",))) == 1
 
 
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):

@@ -261,3 +261,76 @@ def test_the_computer_is_named_in_the_reader_language(app, env, language, word):
     public_id, _ = new_event(env, f"cname{language}", 1, computer="normal", format="swiss")
     page = app.test_client().get(f"/events/{public_id}?lang={language}").text
     assert word in page and "Computer (normal)" not in page
+
+
+def test_the_organiser_starts_the_event_early_from_the_page(app, env):
+    organiser, other = app.test_client(), app.test_client()
+    sign_in(organiser, env, "early-org@example.test")
+    sign_in(other, env, "early-joiner@example.test")
+    made = organiser.post(
+        "/api/events",
+        json={"name": "Early", "format": "round-robin", "max_players": 6},
+    )
+    url = f"/events/{made.json['id']}"
+    organiser.post(f"/api/events/{made.json['id']}/join", json={})
+    page = organiser.get(url).text
+    assert "Start the event now" not in page  # one player: nothing to start
+    assert "Cancel the event" in page
+    other.post(f"/api/events/{made.json['id']}/join", json={})
+    assert "Start the event now" not in other.get(url).text  # only the organiser's
+    page = organiser.get(url).text
+    assert "Start the event now" in page
+    started = organiser.post(f"{url}/start", data={"csrf_token": csrf_of(page)})
+    assert started.status_code == 303
+    page = organiser.get(url).text
+    assert "Round 1" in page and "Start the event now" not in page
+    assert "Cancel the event" not in page
+    forged = other.post(f"{url}/start", data={})  # no CSRF token
+    assert forged.status_code in (400, 403)
+
+
+def test_the_organiser_cancels_the_event_from_the_page_after_confirming(app, env):
+    organiser, other = app.test_client(), app.test_client()
+    sign_in(organiser, env, "cancel-org@example.test")
+    sign_in(other, env, "cancel-joiner@example.test")
+    made = organiser.post("/api/events", json={"name": "Off", "format": "swiss", "max_players": 6})
+    event_id = made.json["id"]
+    other.post(f"/api/events/{event_id}/join", json={})
+    url = f"/events/{event_id}"
+    page = organiser.get(url).text
+    unconfirmed = organiser.post(f"{url}/cancel", data={"csrf_token": csrf_of(page)})
+    assert unconfirmed.status_code == 400 and "Tick the box" in unconfirmed.text
+    assert organiser.get(f"/api/events/{event_id}").json["state"] == "open"
+    refused = other.post(
+        f"{url}/cancel", data={"csrf_token": csrf_of(other.get(url).text), "confirm": "yes"}
+    )
+    assert refused.status_code == 403
+    done = organiser.post(f"{url}/cancel", data={"csrf_token": csrf_of(page), "confirm": "yes"})
+    assert done.status_code == 303
+    page = other.get(url).text
+    assert "This event was cancelled by its organiser before it started." in page
+    read = other.get(f"/api/events/{event_id}").json
+    assert read["state"] == "cancelled" and read["cancelled_by"] == "organiser"
+    assert read["seed"] is not None
+
+
+def test_the_api_starts_and_cancels_for_the_organiser_only(app, env):
+    organiser, other = app.test_client(), app.test_client()
+    sign_in(organiser, env, "api-early@example.test")
+    sign_in(other, env, "api-early-2@example.test")
+    first = organiser.post("/api/events", json={"name": "A", "format": "swiss", "max_players": 6})
+    second = organiser.post("/api/events", json={"name": "B", "format": "swiss", "max_players": 6})
+    a, b = first.json["id"], second.json["id"]
+    for event_id in (a, b):
+        organiser.post(f"/api/events/{event_id}/join", json={})
+        other.post(f"/api/events/{event_id}/join", json={})
+    assert organiser.get(f"/api/events/{a}").json["cancelled_by"] is None
+    assert other.post(f"/api/events/{a}/start", json={}).status_code == 403
+    assert other.post(f"/api/events/{a}/cancel", json={}).status_code == 403
+    assert organiser.post(f"/api/events/{a}/start", data="x").status_code == 400  # JSON only
+    assert organiser.post(f"/api/events/{a}/start", json={"now": 1}).status_code == 400
+    assert organiser.post(f"/api/events/{a}/start", json={}).json == {"started": True, "round": 1}
+    assert organiser.post(f"/api/events/{a}/cancel", json={}).status_code == 409
+    assert organiser.post(f"/api/events/{b}/cancel", json={}).json == {"cancelled": True}
+    assert organiser.post(f"/api/events/{b}/start", json={}).status_code == 409
+    assert organiser.get(f"/api/events/{b}").json["cancelled_by"] == "organiser"

@@ -1,4 +1,5 @@
-"""Joining an event, entering the computer, withdrawing.
+"""Joining an event, entering the computer, withdrawing; the organiser starting it early or
+cancelling it before it starts.
 
 Joining is open to anyone signed in who has the event's link, or only with the
 invitation key the organiser's link carries; an event that starts when full starts with
@@ -138,3 +139,14 @@ def withdraw(env: Env, public_id: str, player_id: int) -> None:
         entrant_id = entrant.id
     if running:
         rounds.resign_games(env, public_id, entrant_id)
+
+
+def start_now(env: Env, public_id: str, player_id: int) -> int | None:
+    """The organiser starts their open event now, with the players who joined (two at
+    least); returns the round paired (``rounds.start``)."""
+    return rounds.start(env, public_id, by=player_id)
+
+
+def cancel(env: Env, public_id: str, player_id: int) -> None:
+    """The organiser cancels their event before it starts; who joined is mailed."""
+    lifecycle.cancel_by_organiser(env, public_id, player_id)

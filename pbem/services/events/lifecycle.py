@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,12 +17,12 @@ from sqlalchemy.orm import Session
 
 from ...i18n import lazy_gettext as _l
 from ...store import events as event_rows
-from ...store.models import Event, Player
+from ...store.models import Event, EventEntrant, Player
 from ..core.env import Env
-from ..core.errors import InvalidInput, Missing
+from ..core.errors import InvalidInput, Missing, NotAllowed, WrongState
 from ..core.identity import checked_name, new_public_id
 from ..play import game_clock
-from . import draw
+from . import draw, mails
 
 #: The formats a person may choose (``pbem.events``' names).
 FORMATS = draw.FORMATS
@@ -145,3 +146,36 @@ def event_row(session: Session, public_id: str, *, lock: bool = False) -> Event:
     if event is None:
         raise Missing(_l("There is no such event."))
     return event
+
+
+def still_open(event: Event) -> None:
+    """``WrongState`` unless the event still takes players (not started, not cancelled)."""
+    if event.state == "cancelled":
+        raise WrongState(_l("This event was cancelled."))
+    if event.state != "open":
+        raise WrongState(_l("This event has started already."))
+
+
+def cancel(
+    session: Session, env: Env, event: Event, active: Sequence[EventEntrant], why: str
+) -> None:
+    """Cancel an open event (``why``: "too_few" at its start, or "organiser"): its page
+    says so and shows the seed (no pairing depends on it); each person who joined is
+    mailed."""
+    event.state, event.finished_at, event.cancelled_by = "cancelled", env.clock.now(), why
+    for entrant in active:
+        player = session.get(Player, entrant.player_id) if entrant.player_id else None
+        if player is not None:
+            mails.cancelled(session, env, event, player)
+
+
+def cancel_by_organiser(env: Env, public_id: str, player_id: int) -> None:
+    """The organiser cancels their event before it starts (docs/events.md)."""
+    with env.db.write() as session:
+        event = event_row(session, public_id, lock=True)
+        if event.creator_id != player_id:
+            raise NotAllowed(_l("Only the event's organiser can cancel it."))
+        if event.state == "running":
+            raise WrongState(_l("This event has started: it can no longer be cancelled."))
+        still_open(event)
+        cancel(session, env, event, event_rows.active(session, event.id), "organiser")

@@ -58,7 +58,8 @@ def final(
 
 
 def cancelled(session: Session, env: Env, event: Event, player: Player) -> None:
-    """To a player who joined an event cancelled at its start (fewer than two players)."""
+    """To a player who joined an event cancelled at its start (fewer than two players) or
+    by its organiser before it started (``event.cancelled_by``)."""
     if player.erased_at is not None:
         return
     mail(
@@ -70,4 +71,5 @@ def cancelled(session: Session, env: Env, event: Event, player: Player) -> None:
         player,
         event=event.name,
         event_url=env.event_url(event.public_id),
+        by_organiser=event.cancelled_by == "organiser",
     )

@@ -75,6 +75,8 @@ class EventPage:
     organiser: bool
     #: The viewer: None (not signed in or not in it), "in", or "withdrawn".
     me: str | None
+    #: Why a cancelled event was: "too_few" players at its start, or its "organiser".
+    cancelled_by: str | None = None
 
     @property
     def can_join(self) -> bool:
@@ -83,6 +85,16 @@ class EventPage:
             and self.me is None
             and (self.summary.players < self.summary.max_players)
         )
+
+    @property
+    def can_start(self) -> bool:
+        """The organiser may start an open event early, with two players or more."""
+        return self.organiser and self.summary.state == "open" and self.summary.players >= 2
+
+    @property
+    def can_cancel(self) -> bool:
+        """The organiser may cancel an event until it starts."""
+        return self.organiser and self.summary.state == "open"
 
     @property
     def can_withdraw(self) -> bool:
@@ -166,6 +178,7 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             tuple(round_views),
             viewer_id is not None and event.creator_id == viewer_id,
             None if mine is None else ("withdrawn" if mine.withdrawn_at else "in"),
+            (event.cancelled_by or "too_few") if event.state == "cancelled" else None,
         )
 
 

@@ -31,7 +31,7 @@ from ...store import wakeup
 from ...store.models import Event, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
-from ..core.errors import WrongState
+from ..core.errors import NotAllowed, WrongState
 from ..core.lookup import log_rows, state_of
 from ..core.replayed import replay_log
 from ..core.status import GameStatus
@@ -56,22 +56,25 @@ class Advanced:
         return any(vars(self).values())
 
 
-def start(env: Env, public_id: str) -> int | None:
+def start(env: Env, public_id: str, *, by: int | None = None) -> int | None:
     """Start an open event: its players fixed, ratings taken for seeding, round 1 paired.
 
-    With fewer than two players the event is cancelled. Returns the round paired."""
+    With fewer than two players the event is cancelled. ``by``: the organiser starting it
+    early (docs/events.md), refused unless it is theirs and has two players (an
+    organiser's click never cancels). Returns the round paired."""
     now = env.clock.now()
     with env.db.write() as session:
         event = lifecycle.event_row(session, public_id, lock=True)
-        if event.state != "open":
-            raise WrongState(_l("This event has started already."))
+        if by is not None and event.creator_id != by:
+            raise NotAllowed(_l("Only the event's organiser can start it."))
+        lifecycle.still_open(event)
         active = event_rows.active(session, event.id)
+        if len(active) < lifecycle.MIN_PLAYERS and by is not None:
+            raise WrongState(
+                _l("An event starts with two players at least: wait for them, or cancel it.")
+            )
         if len(active) < lifecycle.MIN_PLAYERS:
-            event.state, event.finished_at = "cancelled", now
-            for entrant in active:  # the one who joined is told
-                player = session.get(Player, entrant.player_id) if entrant.player_id else None
-                if player is not None:
-                    mails.cancelled(session, env, event, player)
+            lifecycle.cancel(session, env, event, active, "too_few")
             return None
         for entrant in active:  # elimination seeds by the rating at the start
             if entrant.player_id is not None:
