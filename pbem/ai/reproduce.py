@@ -143,7 +143,7 @@ def check_field(record: Record, computer: Computer) -> None:
     move after), or another seat or level than the players' names say ("Computer (easy)").
     ``ComputerFieldError`` for an entry without its seat (the server writes every seat)."""
     if any(entry.seat is None for entry in record.moves):
-        raise ComputerFieldError("an entry of the record names no seat (the server's name each)")
+        raise ComputerFieldError("an entry of the record names no seat (the server writes each)")
     by_n = {entry.n: entry for entry in record.moves}
     for n in computer.programs:
         entry = by_n.get(n)
