@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from pbem.services.events import entries
 from pbem.store.models import Event, OutboxMessage
+from tests.browser.conftest import screenshot
 from tests.events.services_play import finish_round, new_event, players
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -117,3 +118,48 @@ def test_an_event_and_its_create_form_fit_a_phone(browser, env, live_server):
         assert players_field["y"] - players_label["y"] < 40  # under its label, together
     finally:
         phone.close()
+
+
+def test_the_organiser_starts_one_event_early_and_cancels_another_in_persian(
+    browser, env, live_server
+):
+    """The organiser's two buttons, on the page as a person uses them: start with two
+    players; cancel only once the box is ticked (the browser will not send the form
+    before), and the page says who cancelled, right to left."""
+    joiners = players(env, "browserearly", 2)
+    context = browser.new_context(viewport={"width": 1100, "height": 1300})
+    page = context.new_page()
+    try:
+        _sign_in(page, env, live_server, "browser-early-org@example.test")
+        made = []
+        for name in ("Early cup", "Called-off cup"):
+            page.goto(f"{live_server}/events/new")
+            page.fill("input[name=name]", name)
+            page.select_option("select[name=format]", "round-robin")
+            page.fill("input[name=max_players]", "8")
+            page.click("form button.primary")
+            page.wait_for_url(re.compile(r".*/events/\w+$"))
+            made.append(page.url.rsplit("/", 1)[1])
+        early, off = made
+        entries.join(env, early, joiners[0])
+        entries.join(env, early, joiners[1])
+        page.goto(f"{live_server}/events/{early}?lang=fa")
+        screenshot(page, "event-organiser-fa")
+        assert page.get_attribute("html", "dir") == "rtl"
+        with page.expect_navigation():
+            page.click("text=آغاز مسابقه همین حالا")
+        with env.db.read() as session:
+            state = session.scalars(select(Event.state).where(Event.public_id == early)).one()
+        assert state == "running"
+        entries.join(env, off, joiners[0])
+        page.goto(f"{live_server}/events/{off}?lang=fa")
+        page.click("text=لغو مسابقه")  # the box not ticked: the browser asks for it
+        with env.db.read() as session:
+            state = session.scalars(select(Event.state).where(Event.public_id == off)).one()
+        assert state == "open"
+        page.check("input[name=confirm]")
+        page.click("text=لغو مسابقه")
+        page.wait_for_selector("text=این مسابقه پیش از آغاز به دست برگزارکننده‌اش لغو شد.")
+        screenshot(page, "event-cancelled-fa")
+    finally:
+        context.close()

@@ -253,6 +253,7 @@ def test_the_organiser_cancels_an_event_before_it_starts_and_who_joined_is_told(
     assert state(env, public_id) == "cancelled"
     page = pages.event_page(env, public_id)
     assert page.cancelled_by == "organiser" and page.seed is not None  # nothing drawn from it
+    assert page.crosstable is None  # a round robin that played nothing has none
     for i in (1, 2, 3):
         (told,) = event_mails(env, f"calledoff{i}@example.test", ("event_cancelled",))
         assert "cancelled by its organiser before it started" in told.text_body

@@ -173,8 +173,8 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             tuple(table),
             draw.TIEBREAK_KEYS.get(event.format, ()),
             draw.crosstable(event, entrants, pairings, results)
-            if draw.is_round_robin(event) and event.state != "open"
-            else None,
+            if draw.is_round_robin(event) and event.state in ("running", "finished")
+            else None,  # a cancelled event played nothing
             tuple(round_views),
             viewer_id is not None and event.creator_id == viewer_id,
             None if mine is None else ("withdrawn" if mine.withdrawn_at else "in"),
