@@ -178,18 +178,24 @@ def invited(public_id: str, token: str) -> str:
     return _page(public_id, token)
 
 
+def _back_to(public_id: str) -> Any:
+    """After an action on the event's page: the page again (a 303, so a reload sends
+    nothing twice)."""
+    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+
+
 @bp.post("/events/<public_id>/join")
 def join(public_id: str) -> Any:
     player = need_player()
     entries.join(services(), public_id, player.id, inputs.optional_text(request.form, "key"))
-    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+    return _back_to(public_id)
 
 
 @bp.post("/events/<public_id>/withdraw")
 def withdraw(public_id: str) -> Any:
     player = need_player()
     entries.withdraw(services(), public_id, player.id)
-    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+    return _back_to(public_id)
 
 
 @bp.post("/events/<public_id>/computer")
@@ -198,7 +204,7 @@ def enter_computer(public_id: str) -> Any:
     entries.enter_computer(
         services(), public_id, player.id, inputs.text(request.form, "level", limit=12)
     )
-    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+    return _back_to(public_id)
 
 
 @bp.post("/events/<public_id>/start")
@@ -206,7 +212,7 @@ def start(public_id: str) -> Any:
     """The organiser starts an open event now, with the players who joined."""
     player = need_player()
     entries.start_now(services(), public_id, player.id)
-    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+    return _back_to(public_id)
 
 
 @bp.post("/events/<public_id>/cancel")
@@ -216,7 +222,7 @@ def cancel(public_id: str) -> Any:
     if request.form.get("confirm") != "yes":
         raise InvalidInput(_l("Tick the box to confirm that the event is to be cancelled."))
     entries.cancel(services(), public_id, player.id)
-    return redirect(url_for("events.event_page", public_id=public_id), code=303)
+    return _back_to(public_id)
 
 
 @bp.get("/events/<public_id>/event.json")
