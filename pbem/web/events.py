@@ -219,9 +219,8 @@ def start(public_id: str) -> Any:
 def cancel(public_id: str) -> Any:
     """The organiser cancels an event before it starts; the form asks them to confirm."""
     player = need_player()
-    if request.form.get("confirm") != "yes":
-        raise InvalidInput(_l("Tick the box to confirm that the event is to be cancelled."))
-    entries.cancel(services(), public_id, player.id)
+    confirmed = request.form.get("confirm") == "yes"
+    entries.cancel(services(), public_id, player.id, confirmed=confirmed)
     return _back_to(public_id)
 
 

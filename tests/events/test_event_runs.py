@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from pbem import events as core
 from pbem.engine.record import load_record
-from pbem.services.core.errors import NotAllowed, WrongState
+from pbem.services.core.errors import InvalidInput, NotAllowed, WrongState
 from pbem.services.events import entries, lifecycle, pages, rounds
 from pbem.services.records import game_records
 from pbem.store.models import Event, EventPairing, Game, MoveRow, OutboxMessage
@@ -267,6 +267,54 @@ def test_the_organiser_cancels_an_event_before_it_starts_and_who_joined_is_told(
     env.clock.advance(days=3)  # its date passes: the job leaves it cancelled
     assert rounds.advance(env).started == 0 and state(env, public_id) == "cancelled"
     assert len(event_mails(env, "calledoff1@example.test", ("event_cancelled",))) == 1
+
+
+def _filled_while(env, monkeypatch, prefix: str, organiser_does):
+    """The last join of a 3-player event, with the organiser's ``organiser_does(env,
+    public_id, organiser)`` run between that join's commit and its start of the event;
+    what the join returned, the public id and the players' ids."""
+    from .services_play import players
+
+    ids = players(env, prefix, 3)
+    spec = lifecycle.EventSpec(name=f"{prefix.title()} cup", max_players=3)
+    public_id = lifecycle.create(env, ids[0], spec).public_id
+    entries.join(env, public_id, ids[0])
+    entries.join(env, public_id, ids[1])
+    real_start = rounds.start
+
+    def organiser_first(env_, public_id_, *, by=None):
+        if by is None:
+            organiser_does(env_, public_id_, ids[0])
+        return real_start(env_, public_id_, by=by)
+
+    monkeypatch.setattr(rounds, "start", organiser_first)
+    return entries.join(env, public_id, ids[2]), public_id, ids
+
+
+def test_a_join_that_fills_the_event_as_its_organiser_starts_it_still_counts(env, monkeypatch):
+    joined, public_id, _ids = _filled_while(env, monkeypatch, "racestart", entries.start_now)
+    assert joined is True and state(env, public_id) == "running"
+    page = pages.event_page(env, public_id)
+    assert [e.name for e in page.entrants] == ["Racestart 1", "Racestart 2", "Racestart 3"]
+
+
+def test_a_join_that_fills_the_event_as_its_organiser_cancels_it_is_told(env, monkeypatch):
+    joined, public_id, _ids = _filled_while(env, monkeypatch, "racecancel", entries.cancel)
+    assert joined is False and state(env, public_id) == "cancelled"
+    (told,) = event_mails(env, "racecancel3@example.test", ("event_cancelled",))
+    assert "cancelled by its organiser" in told.text_body
+
+
+def test_only_the_organiser_hears_that_a_cancel_needs_confirming(env):
+    public_id, ids = _dated(env, "confirmoff", 2)
+    with pytest.raises(NotAllowed, match="organiser"):  # not "tick the box" to a stranger
+        entries.cancel(env, public_id, ids[1], confirmed=False)
+    with pytest.raises(InvalidInput, match="Tick the box"):
+        entries.cancel(env, public_id, ids[0], confirmed=False)
+    assert state(env, public_id) == "open"
+    entries.start_now(env, public_id, ids[0])
+    with pytest.raises(WrongState, match="can no longer be cancelled"):  # before the box
+        entries.cancel(env, public_id, ids[0], confirmed=False)
 
 
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):

@@ -76,9 +76,19 @@ def join(env: Env, public_id: str, player_id: int, invitation: str | None = None
             )
         session.flush()
         starts = _full(session, event)
-    if starts:
+    return starts and _start_full(env, public_id)
+
+
+def _start_full(env: Env, public_id: str) -> bool:
+    """Start the event a join filled; True if it runs. The join is kept already: if the
+    organiser started or cancelled the event in between, that stands, and the join is
+    no failure (the cancellation's mail reached this player too)."""
+    try:
         rounds.start(env, public_id)
-    return starts
+    except WrongState:
+        with env.db.read() as session:
+            return lifecycle.event_row(session, public_id).state == "running"
+    return True
 
 
 def _full(session: Session, event: Event) -> bool:
@@ -112,9 +122,7 @@ def enter_computer(env: Env, public_id: str, player_id: int, level: str | None) 
         )
         session.flush()
         starts = _full(session, event)
-    if starts:
-        rounds.start(env, public_id)
-    return starts
+    return starts and _start_full(env, public_id)
 
 
 def withdraw(env: Env, public_id: str, player_id: int) -> None:
@@ -147,6 +155,8 @@ def start_now(env: Env, public_id: str, player_id: int) -> int | None:
     return rounds.start(env, public_id, by=player_id)
 
 
-def cancel(env: Env, public_id: str, player_id: int) -> None:
-    """The organiser cancels their event before it starts; who joined is mailed."""
-    lifecycle.cancel_by_organiser(env, public_id, player_id)
+def cancel(env: Env, public_id: str, player_id: int, *, confirmed: bool = True) -> None:
+    """The organiser cancels their event before it starts; who joined is mailed. The page's
+    form asks to confirm (``confirmed``), checked after who may cancel and whether the
+    event still can be."""
+    lifecycle.cancel_by_organiser(env, public_id, player_id, confirmed)

@@ -169,13 +169,15 @@ def cancel(
             mails.cancelled(session, env, event, player)
 
 
-def cancel_by_organiser(env: Env, public_id: str, player_id: int) -> None:
+def cancel_by_organiser(env: Env, public_id: str, player_id: int, confirmed: bool) -> None:
     """The organiser cancels their event before it starts (docs/events.md)."""
     with env.db.write() as session:
         event = event_row(session, public_id, lock=True)
         if event.creator_id != player_id:
             raise NotAllowed(_l("Only the event's organiser can cancel it."))
-        if event.state == "running":
+        if event.state in ("running", "finished"):
             raise WrongState(_l("This event has started: it can no longer be cancelled."))
         still_open(event)
+        if not confirmed:
+            raise InvalidInput(_l("Tick the box to confirm that the event is to be cancelled."))
         cancel(session, env, event, event_rows.active(session, event.id), "organiser")

@@ -164,13 +164,13 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             event.access,
             event.commitment,
             event.seed if event.state in ("finished", "cancelled") else None,
-            draw.rounds_planned(event, entrants),
+            draw.rounds_planned(event, entrants) if event.state != "cancelled" else None,
             tuple(
                 Entrant(e.name, e.computer_level, e.withdrawn_at is not None, e is mine)
                 for e in event.entrants
                 if e in entrants or e.withdrawn_at is None
             ),
-            tuple(table),
+            tuple(table) if event.state != "cancelled" else (),  # who joined, not a table
             draw.TIEBREAK_KEYS.get(event.format, ()),
             draw.crosstable(event, entrants, pairings, results)
             if draw.is_round_robin(event) and event.state in ("running", "finished")
