@@ -14,7 +14,13 @@ from ...store.models import Player
 from ..core.access import Client, log_account_use
 from ..core.env import Env
 from ..core.errors import InvalidInput, NotAllowed
-from ..core.identity import checked_language, checked_name, checked_timezone, seats_of
+from ..core.identity import (
+    checked_language,
+    checked_name,
+    checked_person_name,
+    checked_timezone,
+    seats_of,
+)
 from ..core.status import GameStatus
 from ..play import seat_settings
 
@@ -50,6 +56,8 @@ def update_settings(
         player = session.get(Player, player_id)
         if player is None:
             raise NotAllowed()
+        if name is not None and name != player.display_name:  # a name kept is not refused
+            checked_person_name(name, _l("Display name"))
         asked = {
             "display_name": name,
             "mail_mode": mail_mode,

@@ -27,7 +27,7 @@ from ...store.models import Game, Player
 from ..core import limits
 from ..core.env import Env
 from ..core.errors import Frozen, Missing, NotAllowed
-from ..core.identity import checked_name, new_public_id, seats_of
+from ..core.identity import checked_person_name, new_public_id, seats_of
 from ..core.lookup import log_rows, state_of
 from ..core.status import GameStatus
 
@@ -83,7 +83,7 @@ def register(env: Env, owner_id: int, name: str, client: Any = None) -> Register
     """A new bot of the signed-in person ``owner_id``, with its first token. Counted
     against the owner's challenges limit (``challenges_per_client``): what a person may
     do to reach others, their bots may not multiply."""
-    clean = checked_name(name, _l("Bot's name"))
+    clean = checked_person_name(name, _l("Bot's name"))
     count = (
         limits.check(env, "challenges_per_client", f"player:{owner_id}", _TOO_MANY)
         if client is not None

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from datetime import datetime
+from functools import cache
 
 from sqlalchemy.orm import Session
 
+from ... import ai
 from ...engine import names
-from ...i18n import LANGUAGES, known_language, known_timezone
+from ...i18n import LANGUAGES, known_language, known_timezone, translations
 from ...i18n import lazy_gettext as _l
 from ...store import players as player_rows
 from ...store import seats as seat_rows
@@ -57,6 +60,52 @@ def checked_name(raw: str, who: object) -> str:
         return names.clean_name(raw)
     except names.BadName as exc:
         raise InvalidInput(_l(_NAME_PROBLEMS[exc.code], who=who, n=names.MAX_MARKS)) from None
+
+
+def checked_person_name(raw: str, who: object) -> str:
+    """``checked_name`` for a person's or a bot's name, which also may not be the computer's
+    ("Computer (strong)") in any language the site speaks, in any case or spacing: the
+    pages and mails show the computer's seat by that name, so a person using it would pass
+    for the computer (docs/computer.md)."""
+    name = checked_name(raw, who)
+    if _folded(name) in _computer_names():
+        raise InvalidInput(
+            _l("%(who)s: '%(name)s' is the computer's name; choose another", who=who, name=name)
+        )
+    return name
+
+
+#: Letters that look alike in a name: apostrophes (Ukrainian), Arabic and Persian yeh and
+#: kaf; and the zero-width non-joiner that Persian writes between some letters.
+_LOOK_ALIKES = str.maketrans(
+    {
+        "\u2019": "'",
+        "\u02bc": "'",
+        "\u2018": "'",
+        "\u064a": "\u06cc",
+        "\u0643": "\u06a9",
+        "\u200c": None,
+    }
+)
+
+
+def _folded(name: str) -> str:
+    """A name as compared with the computer's: compatibility forms (wide brackets) made
+    plain, look-alike letters made one, case folded, no spaces."""
+    plain = unicodedata.normalize("NFKC", name).translate(_LOOK_ALIKES)
+    return "".join(plain.casefold().split())
+
+
+@cache
+def _computer_names() -> frozenset[str]:
+    """The computer's names as stored and as every language shows them (``i18n.words``)."""
+    stored = [ai.player_name(level) for level in ai.LEVELS]
+    return frozenset(
+        _folded(shown)
+        for language in LANGUAGES
+        for name in stored
+        for shown in (name, translations(language).gettext(name))
+    )
 
 
 def checked_language(language: str) -> str:

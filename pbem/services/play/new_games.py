@@ -26,6 +26,7 @@ from ..core.identity import (
     checked_email,
     checked_language,
     checked_name,
+    checked_person_name,
     checked_timezone,
     follow_seat,
     new_public_id,
@@ -57,11 +58,11 @@ class CreatedGame:
     tokens: tuple[str, str]
 
 
-def _clean_player(player: PlayerIn, which: object) -> PlayerIn:
+def _clean_player(player: PlayerIn, which: object, computer: bool = False) -> PlayerIn:
     """A player as given, each part checked; a language or zone left out (None) is the
-    player's saved one."""
+    player's saved one. Only the ``computer``'s seat may bear the computer's name."""
     return PlayerIn(
-        checked_name(player.name, which),
+        (checked_name if computer else checked_person_name)(player.name, which),
         checked_email(player.email, which),
         None if player.language is None else checked_language(player.language),
         None if player.timezone is None else checked_timezone(player.timezone),
@@ -110,8 +111,9 @@ def create_game(
     ``invite=False`` queues no invitation (a player who accepts at once, on the page
     that created the game; an event's round, which mails its own).
     """
-    a = _clean_player(players[0], _l("First player"))
-    b = _clean_player(players[1], _l("Second player"))
+    computers = bot_seat if bot is not None else None
+    a = _clean_player(players[0], _l("First player"), computers == 0)
+    b = _clean_player(players[1], _l("Second player"), computers == 1)
     if normal_email(a.email) == normal_email(b.email):
         raise InvalidInput(
             _l(
