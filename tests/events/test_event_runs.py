@@ -264,6 +264,8 @@ def test_the_organiser_cancels_an_event_before_it_starts_and_who_joined_is_told(
         entries.start_now(env, public_id, ids[0])
     with pytest.raises(WrongState, match="cancelled"):
         entries.cancel(env, public_id, ids[0])
+    with pytest.raises(WrongState, match="was cancelled"):  # not "over": it never ran
+        entries.withdraw(env, public_id, ids[1])
     env.clock.advance(days=3)  # its date passes: the job leaves it cancelled
     assert rounds.advance(env).started == 0 and state(env, public_id) == "cancelled"
     assert len(event_mails(env, "calledoff1@example.test", ("event_cancelled",))) == 1

@@ -45,6 +45,7 @@ def assert_forbidden_and_silent(response, env, public_id) -> None:
     body = response.get_data(as_text=True)
     assert public_id not in body
     assert "Ada" not in body and "Bo" not in body  # nothing about the game it claims
+    assert "This link does not open a game" in body
 
 
 def test_forged_altered_revoked_and_cross_game_tokens_get_403(client, env, game):

@@ -132,7 +132,9 @@ def withdraw(env: Env, public_id: str, player_id: int) -> None:
     now = env.clock.now()
     with env.db.write() as session:
         event = lifecycle.event_row(session, public_id, lock=True)
-        if event.state in ("finished", "cancelled"):
+        if event.state == "cancelled":
+            raise WrongState(_l("This event was cancelled."))
+        if event.state == "finished":
             raise WrongState(_l("This event is over."))
         entrant = next(
             (e for e in event.entrants if e.player_id == player_id and e.withdrawn_at is None),
