@@ -326,3 +326,18 @@ def test_a_swiss_event_pairs_as_it_did_when_this_was_written():
         "p7-p8 p0-p3 p4-p1 p6-p2 p5-bye",
         "p3-p7 p2-p4 p8-p0 p5-p6 p1-bye",
     ]
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_a_swiss_longer_than_a_round_robin_pairs_someone_twice(n):
+    """What the organiser's page warns of before starting a Swiss early
+    (``EventPage.rematches_if_started``): past a round robin's rounds, a rematch is certain;
+    within them a Swiss may still avoid one."""
+    from pbem.services.events.draw import rounds_without_rematch
+
+    free = rounds_without_rematch(n)
+    assert free == round_count(EventRules(Format.ROUND_ROBIN), n)
+    rules = EventRules(Format.SWISS, free + 1)
+    pairings, _ = play_rounds(rules, entrants(n), SEED, free + 1, random.Random(n))
+    met = Counter(frozenset((p.first, p.second)) for p in pairings if p.second is not None)
+    assert max(met.values()) >= 2  # two players, not a second bye

@@ -289,6 +289,26 @@ def test_the_organiser_starts_the_event_early_from_the_page(app, env):
     assert forged.status_code in (400, 403)
 
 
+def test_the_start_button_warns_when_a_swiss_is_too_long_for_its_players(app, env):
+    organiser, other = app.test_client(), app.test_client()
+    sign_in(organiser, env, "long-swiss@example.test")
+    sign_in(other, env, "long-swiss-2@example.test")
+    made = organiser.post(
+        "/api/events", json={"name": "Long", "format": "swiss", "max_players": 8, "rounds": 3}
+    )
+    event_id = made.json["id"]
+    for client in (organiser, other):
+        client.post(f"/api/events/{event_id}/join", json={})
+    page = organiser.get(f"/events/{event_id}").text
+    assert "With 2 players so far, a Swiss of 3 rounds pairs some of them twice." in page
+    for n in (3, 4):
+        joiner = app.test_client()
+        sign_in(joiner, env, f"long-swiss-{n}@example.test")
+        joiner.post(f"/api/events/{event_id}/join", json={})
+    page = organiser.get(f"/events/{event_id}").text  # 4 players: 3 rounds, no rematch
+    assert "Start the event now" in page and "pairs some of them twice" not in page
+
+
 def test_the_organiser_cancels_the_event_from_the_page_after_confirming(app, env):
     organiser, other = app.test_client(), app.test_client()
     sign_in(organiser, env, "cancel-org@example.test")

@@ -45,6 +45,12 @@ def rules(event: Event) -> core.EventRules:
     return core.EventRules(core.Format(event.format), event.rounds, bool(event.rated))
 
 
+def rounds_without_rematch(players: int) -> int:
+    """How many rounds ``players`` can play with nobody meeting anyone twice: a round
+    robin's (a Swiss of more rounds has rematches)."""
+    return core.round_count(core.EventRules(core.Format.ROUND_ROBIN), players)
+
+
 def counted(entrants: Sequence[EventEntrant]) -> list[EventEntrant]:
     """The event's players in the order of joining: all but those who left before it
     started (a withdrawal once it runs sets ``withdrew_after`` and keeps its place)."""

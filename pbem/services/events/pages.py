@@ -92,6 +92,15 @@ class EventPage:
         return self.organiser and self.summary.state == "open" and self.summary.players >= 2
 
     @property
+    def rematches_if_started(self) -> bool:
+        """Whether a Swiss its organiser may start now has more rounds than its players so
+        far can play without a rematch: then some pair is certain to meet twice (more
+        games than pairs of players)."""
+        if not self.can_start or self.summary.format != "swiss" or self.rounds_planned is None:
+            return False
+        return self.rounds_planned > draw.rounds_without_rematch(self.summary.players)
+
+    @property
     def can_cancel(self) -> bool:
         """The organiser may cancel an event until it starts."""
         return self.organiser and self.summary.state == "open"
