@@ -83,7 +83,7 @@ def _refused_character(ch: str) -> bool:
     return category in ("Cc", "Cf", "Cs", "Cn", "Zl", "Zp")
 
 
-def _visible(ch: str) -> bool:
+def visible(ch: str) -> bool:
     """A letter, digit, punctuation mark or symbol that shows (not a blank filler)."""
     if unicodedata.category(ch)[0] not in _VISIBLE_CATEGORIES:
         return False
@@ -142,7 +142,7 @@ def clean_name(raw: str) -> str:
         raise BadName(ANGLE_BRACKETS)
     if _looks_like_address(name):
         raise BadName(ADDRESS)
-    if not any(_visible(ch) for ch in name):
+    if not any(visible(ch) for ch in name):
         raise BadName(INVISIBLE)
     if most_marks(name) > MAX_MARKS:
         raise BadName(MARKS)
@@ -213,4 +213,4 @@ def sanitized(raw: str, fallback: str = "Player") -> str:
     text = "".join(" " if "@" in unicodedata.normalize("NFKC", ch) else ch for ch in text)
     text = _fewer_marks(text)
     name = " ".join(" ".join(text.split())[:MAX_LENGTH].split())
-    return name if any(_visible(ch) for ch in name) else fallback
+    return name if any(visible(ch) for ch in name) else fallback

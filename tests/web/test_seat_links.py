@@ -68,6 +68,7 @@ def test_forged_altered_revoked_and_cross_game_tokens_get_403(client, env, game)
     other_token = seat_link(env, other, 0).split("/")[-1]
     response = client.get(f"/g/{game}/record.json")  # running game: no public record
     assert response.status_code == 403
+    assert "Not allowed" in response.text and "does not open a game" not in response.text
     with pytest.raises(errors.NotAllowed):
         game_records.export_record(env, game, other_token)
 

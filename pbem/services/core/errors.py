@@ -37,6 +37,12 @@ class ServiceError(Exception):
         return str(self.text)
 
     @property
+    def bad_link(self) -> bool:
+        """Whether this is the refusal of a link that opens nothing (its page's heading
+        says so; other refusals of a valid link say "Not allowed")."""
+        return self.text is BAD_LINK
+
+    @property
     def english(self) -> str:
         """The text for logs, audits and operators."""
         with use_reader("en"):

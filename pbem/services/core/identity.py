@@ -68,32 +68,45 @@ def checked_person_name(raw: str, who: object) -> str:
     pages and mails show the computer's seat by that name, so a person using it would pass
     for the computer (docs/computer.md)."""
     name = checked_name(raw, who)
-    if _folded(name) in _computer_names():
+    if reads_as_computer(name):
         raise InvalidInput(
             _l("%(who)s: '%(name)s' is the computer's name; choose another", who=who, name=name)
         )
     return name
 
 
-#: Letters that look alike in a name: apostrophes (Ukrainian), Arabic and Persian yeh and
-#: kaf; and the zero-width non-joiner that Persian writes between some letters.
+def reads_as_computer(name: str) -> bool:
+    """Whether a reader would take ``name`` for the computer's (``checked_person_name``)."""
+    return _folded(name) in _computer_names()
+
+
+#: Letters a reader takes for others (after case folding): Cyrillic and Greek letters
+#: shaped as Latin ones, Arabic forms of Persian letters, traditional Chinese characters of
+#: the computer's Chinese name. Only for comparing a name with the computer's.
 _LOOK_ALIKES = str.maketrans(
     {
-        "\u2019": "'",
-        "\u02bc": "'",
-        "\u2018": "'",
-        "\u064a": "\u06cc",
-        "\u0643": "\u06a9",
-        "\u200c": None,
+        **dict.fromkeys("аα", "a"), "в": "b", **dict.fromkeys("сϲ", "c"), "ԁ": "d",
+        **dict.fromkeys("еε", "e"), "һ": "h", "н": "h", **dict.fromkeys("іι", "i"),
+        "ј": "j", **dict.fromkeys("кκ", "k"), **dict.fromkeys("мμ", "m"), "ν": "n",
+        **dict.fromkeys("оο", "o"), **dict.fromkeys("рρ", "p"), "ԛ": "q", "ѕ": "s",
+        **dict.fromkeys("тτ", "t"), **dict.fromkeys("υ", "u"), **dict.fromkeys("уү", "y"),
+        **dict.fromkeys("хχ", "x"), "ԝ": "w", "ζ": "z",
+        **dict.fromkeys("\u064a\u0649", "\u06cc"), "\u0643": "\u06a9",
+        "電": "电", "腦": "脑", "強": "强", "簡": "简", "單": "单",
     }
-)
+)  # fmt: skip
 
 
 def _folded(name: str) -> str:
-    """A name as compared with the computer's: compatibility forms (wide brackets) made
-    plain, look-alike letters made one, case folded, no spaces."""
-    plain = unicodedata.normalize("NFKC", name).translate(_LOOK_ALIKES)
-    return "".join(plain.casefold().split())
+    """A name's skeleton, as compared with the computer's: its letters and digits only
+    (no spaces, brackets, apostrophes, accents, joiners or blank fillers), compatibility
+    forms made plain, case folded, look-alike letters made one."""
+    kept = (
+        ch
+        for ch in unicodedata.normalize("NFKD", name)
+        if unicodedata.category(ch)[0] in "LN" and names.visible(ch)
+    )
+    return "".join(kept).casefold().translate(_LOOK_ALIKES)
 
 
 @cache
@@ -164,10 +177,12 @@ def player_for(
     key = normal_email(email)
     player = player_rows.by_email(session, key)
     if player is None:
+        shown = names.sanitized(name)
         player = Player(
             public_id=new_public_id(),
             email=key,
-            display_name=names.sanitized(name),
+            # a sign-in names the account after its address, which may spell the computer's
+            display_name="Player" if reads_as_computer(shown) else shown,
             created_at=now,
             session_version=1,
             mail_mode="each",

@@ -49,6 +49,8 @@ class PlayerIn:
     #: The seat's language and time zone; None takes the player's saved choice.
     language: str | None = None
     timezone: str | None = None
+    #: Read from the database (``stored_player``), not typed: nothing in it is refused.
+    stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +62,11 @@ class CreatedGame:
 
 def _clean_player(player: PlayerIn, which: object, computer: bool = False) -> PlayerIn:
     """A player as given, each part checked; a language or zone left out (None) is the
-    player's saved one. Only the ``computer``'s seat may bear the computer's name."""
+    player's saved one. A typed name may not be the computer's but in its own seat (a
+    stored one, already a name of the site, is kept as it is)."""
+    typed_person = not (computer or player.stored)
     return PlayerIn(
-        (checked_name if computer else checked_person_name)(player.name, which),
+        (checked_person_name if typed_person else checked_name)(player.name, which),
         checked_email(player.email, which),
         None if player.language is None else checked_language(player.language),
         None if player.timezone is None else checked_timezone(player.timezone),
@@ -75,7 +79,11 @@ def stored_player(name: str, email: str, language: str, timezone: str) -> Player
     before a rule changed loses only what the rule refuses), and a language and zone this
     server still knows. Nothing here was typed, so nothing is refused."""
     return PlayerIn(
-        names.sanitized(name), email, known_language(language), known_timezone(timezone)
+        names.sanitized(name),
+        email,
+        known_language(language),
+        known_timezone(timezone),
+        stored=True,
     )
 
 
