@@ -65,6 +65,7 @@ def create() -> Any:
             await_players=True,
             client=client(),
             player_id=_signed_in_id(),
+            who=(_l("You"), _l("Your opponent")),  # as the form's two parts are headed
         )
     except InvalidInput as exc:
         return render_template("web/home.html", form=form, error=exc.message), 400

@@ -178,8 +178,8 @@ def bot_register() -> Any:
         made = bots.register(
             services(), player.id, inputs.text(request.form, "name", limit=200), client()
         )
-    except InvalidInput as exc:
-        return _me_page(400, error=exc.message)
+    except InvalidInput as exc:  # the name typed stays in its field, to be corrected
+        return _me_page(400, error=exc.message, kept_bot=request.form.get("name", "")[:200])
     return _me_page(200, new_token=made.token, new_token_bot=made.bot)
 
 
@@ -237,8 +237,11 @@ def settings() -> Any:
             timezone=inputs.optional_text(form, "timezone"),
             client=client(),
         )
-    except InvalidInput as exc:
-        return _me_page(400, error=exc.message)
+    except InvalidInput as exc:  # the form comes back as it was sent, nothing lost
+        sent_back = {
+            k: form[k][:200] for k in ("name", "mail_mode", "language", "timezone") if k in form
+        }
+        return _me_page(400, error=exc.message, sent_back=sent_back)
     response = redirect(url_for("players.my_games", done="settings"), code=303)
     return remember(response, form.get("language"), form.get("timezone"))
 

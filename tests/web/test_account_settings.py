@@ -135,3 +135,44 @@ def test_my_games_tells_times_in_the_accounts_zone(client, env):
     )
     # 2026-12-03 09:00 UTC is 11:00 in Kyiv
     assert "Your clock is stopped until Dec 3, 2026, 11:00\u202fAM (GMT+02:00)" in done.text
+
+
+def test_a_refused_form_comes_back_as_it_was_sent_and_changes_nothing(client, env):
+    me = "kept-form@example.test"
+    _game(env, me, "kept-op@example.test", "en", "UTC")
+    before = _player(env, me)
+    sign_in(client, env, me)
+    page = client.get("/me").text
+    form = {
+        "csrf_token": csrf_of(page),
+        "name": "Computer (strong)",  # refused: the computer's name
+        "mail_mode": "digest",
+        "language": "fa",
+        "timezone": "Asia/Tehran",
+    }
+    refused = client.post("/me/settings", data=form)
+    assert refused.status_code == 400 and "the computer&#39;s name" in refused.text
+    assert 'name="name" value="Computer (strong)"' in refused.text
+    assert '<option value="digest" selected>' in refused.text
+    assert '<option value="fa" lang="fa" selected>' in refused.text
+    assert 'name="timezone" value="Asia/Tehran"' in refused.text
+    assert _player(env, me) == before
+    bot = client.post("/me/bots", data={"csrf_token": csrf_of(page), "name": "Computer (easy)"})
+    assert bot.status_code == 400 and 'value="Computer (easy)"' in bot.text
+
+
+def test_the_home_forms_refusal_names_the_part_as_the_form_heads_it(client, env):
+    home = client.get("/").text
+    sent = {
+        "csrf_token": csrf_of(home),
+        "my_name": "Ada",
+        "my_email": "home-parts@example.test",
+        "their_name": "电脑（强）",
+        "their_email": "home-parts-2@example.test",
+    }
+    refused = client.post("/", data=sent)
+    assert refused.status_code == 400 and "Your opponent: " in refused.text
+    assert "Second player" not in refused.text and 'value="电脑（强）"' in refused.text
+    sent.update(my_name="Computer (easy)", level="easy")
+    refused = client.post("/computer", data=sent)
+    assert refused.status_code == 400 and "You: " in refused.text

@@ -100,6 +100,7 @@ def start(
         player_id=player_id,
         bot=level,
         invite=contribution is None,
+        who=(_l("You"), _l("Second player")),  # the computer's part is never refused
     )
     if contribution is not None:
         new_games.accept(env, created.tokens[0], contribution, client or Client())

@@ -100,6 +100,7 @@ def create_game(
     bot: str | None = None,
     invite: bool = True,
     bot_seat: int = 1,
+    who: tuple[object, object] | None = None,
 ) -> CreatedGame:
     """A new game: the seed drawn from ``secrets``, its commitment shown, both seats invited.
 
@@ -117,11 +118,14 @@ def create_game(
     contribution, has no player and is mailed nothing; ``bot_seat=0`` seats it in
     seat 0 instead (an event's board, whose first player sits in seat 0).
     ``invite=False`` queues no invitation (a player who accepts at once, on the page
-    that created the game; an event's round, which mails its own).
+    that created the game; an event's round, which mails its own). ``who``: how a
+    refusal names the two players, as the form that sent them does ("You", "Your
+    opponent"); "First player" and "Second player" by default.
     """
     computers = bot_seat if bot is not None else None
-    a = _clean_player(players[0], _l("First player"), computers == 0)
-    b = _clean_player(players[1], _l("Second player"), computers == 1)
+    first, second = who or (_l("First player"), _l("Second player"))
+    a = _clean_player(players[0], first, computers == 0)
+    b = _clean_player(players[1], second, computers == 1)
     if normal_email(a.email) == normal_email(b.email):
         raise InvalidInput(
             _l(
