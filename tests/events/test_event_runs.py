@@ -319,6 +319,30 @@ def test_only_the_organiser_hears_that_a_cancel_needs_confirming(env):
         entries.cancel(env, public_id, ids[0], confirmed=False)
 
 
+def test_a_board_whose_game_cannot_be_made_stops_no_other_board(env, monkeypatch, caplog):
+    """A stored row today's checks refuse (an address, say) leaves its board without a
+    game, logged and tried again at each run; the other boards play, and the join that
+    filled the event is no failure."""
+    from pbem.services.core.errors import InvalidInput
+    from pbem.services.play import new_games
+
+    real = new_games.create_game
+
+    def refusing(env_, players, **kw):
+        if any(p.email == "badrow1@example.test" for p in players):
+            raise InvalidInput("First player: 'badrow1' does not look like an email address")
+        return real(env_, players, **kw)
+
+    monkeypatch.setattr(new_games, "create_game", refusing)
+    public_id, _ids = new_event(env, "badrow", 4, format="swiss", rounds=1)
+    assert state(env, public_id) == "running"
+    assert len(running_games(env, public_id)) == 1  # the other board plays
+    assert "no game for pairing" in caplog.text
+    monkeypatch.setattr(new_games, "create_game", real)  # the operator mends the row
+    rounds.advance(env)
+    assert len(running_games(env, public_id)) == 2
+
+
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):
     public_id, _ids = new_event(env, "plain", 2, format="swiss", rounds=1)
     ((game, _),) = running_games(env, public_id)

@@ -31,7 +31,7 @@ from ...store import wakeup
 from ...store.models import Event, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
-from ..core.errors import NotAllowed, WrongState
+from ..core.errors import NotAllowed, ServiceError, WrongState
 from ..core.lookup import log_rows, state_of
 from ..core.replayed import replay_log
 from ..core.status import GameStatus
@@ -195,15 +195,25 @@ def _make_games(env: Env, event_id: int) -> int:
             else _person(people[i])  # type: ignore[arg-type]
             for i, lv in zip(seated, levels, strict=True)
         )
-        created = new_games.create_game(
-            env,
-            players,  # type: ignore[arg-type]
-            first_player=0,  # the pairing's first player, in seat 0
-            clock=_clock(days, level is not None),
-            bot=level,
-            bot_seat=levels.index(level) if level is not None else 1,
-            invite=False,
-        )
+        try:
+            created = new_games.create_game(
+                env,
+                players,  # type: ignore[arg-type]
+                first_player=0,  # the pairing's first player, in seat 0
+                clock=_clock(days, level is not None),
+                bot=level,
+                bot_seat=levels.index(level) if level is not None else 1,
+                invite=False,
+            )
+        except ServiceError as exc:  # invariant 9: one board's bad row stops no other board
+            logger.error(  # tried again at the next run, until the operator mends the row
+                "event %s, round %s: no game for pairing %s: %s",
+                public_id,
+                number,
+                pairing_id,
+                exc.english,
+            )
+            continue
         if levels[0] is not None:  # the computer starts: its move first, then the mail
             _computer_opens(env, created.public_id)
         with env.db.write() as session:
