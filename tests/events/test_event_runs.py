@@ -193,6 +193,7 @@ def test_an_event_at_a_date_starts_from_the_job_or_is_cancelled_without_players(
     assert "was cancelled" in told.text_body and "Dated" in told.subject
     check_event_notice(env, told)
     assert pages.event_page(env, lonely.public_id).seed is not None
+    assert pages.record(env, lonely.public_id)["seed"] is not None
     assert pages.event_page(env, lonely.public_id).cancelled_by == "too_few"
     assert pages.event_page(env, created.public_id).cancelled_by is None
     with pytest.raises(WrongState, match="cancelled"):
@@ -254,6 +255,8 @@ def test_the_organiser_cancels_an_event_before_it_starts_and_who_joined_is_told(
     page = pages.event_page(env, public_id)
     assert page.cancelled_by == "organiser" and page.seed is not None  # nothing drawn from it
     assert page.crosstable is None  # a round robin that played nothing has none
+    assert pages.record(env, public_id)["seed"] == page.seed  # as the page shows it
+    assert _record_checks(env, public_id).ok
     for i in (1, 2, 3):
         (told,) = event_mails(env, f"calledoff{i}@example.test", ("event_cancelled",))
         assert "cancelled by its organiser before it started" in told.text_body

@@ -198,7 +198,7 @@ class Row:
 
 def _seed_if_over(event: Event) -> bytes | None:
     """The lot that orders full ties is drawn from the seed, shown only at the end."""
-    return bytes.fromhex(event.seed) if event.state == "finished" else None
+    return bytes.fromhex(event.seed) if event.state in ("finished", "cancelled") else None
 
 
 def standings(
@@ -291,7 +291,8 @@ def record(
     rows: Sequence[EventPairing],
     results: Sequence[core.GameResult | None],
 ) -> dict[str, Any]:
-    """The event record (``jaipur-event/1``) as JSON data; the seed only once it is over."""
+    """The event record (``jaipur-event/1``) as JSON data; the seed only once it is over
+    (finished or cancelled)."""
     table = core.standings(
         rules(event),
         entrants_of(entrants),
@@ -305,7 +306,7 @@ def record(
         rules(event),
         iso(event.created_at),
         event.commitment,
-        event.seed if event.state == "finished" else None,
+        event.seed if event.state in ("finished", "cancelled") else None,
         tuple(entrants_of(entrants)),
         tuple(pairings_of(rows, entrants)),
         tuple(_results(results)),

@@ -192,7 +192,8 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
 
 
 def record(env: Env, public_id: str) -> dict[str, Any]:
-    """The event record (``jaipur-event/1``): the seed in it only once the event is over."""
+    """The event record (``jaipur-event/1``): the seed in it only once the event is over
+    (finished, or cancelled before it started)."""
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
         rows = event_rows.pairings(session, event.id)
