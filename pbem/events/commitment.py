@@ -1,4 +1,5 @@
-"""The event's seed: committed when the event is created, revealed when it ends.
+"""The event's seed: committed when the event is created, revealed when it ends (or is
+cancelled before it starts).
 
 The same scheme as a game's deal (docs/record-format.md §1–§2): ``sha256(seed)`` is the
 commitment, and each seeded choice reads its own HMAC-SHA256 stream of the seed, named

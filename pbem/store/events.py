@@ -75,6 +75,13 @@ def active(session: Session, event_id: int) -> list[EventEntrant]:
     )
 
 
+def forget_player(session: Session, player_id: int, label: str) -> None:
+    """An erased account's name in every event it joined becomes its neutral label."""
+    session.execute(
+        update(EventEntrant).where(EventEntrant.player_id == player_id).values(name=label)
+    )
+
+
 def withdraw(session: Session, entrant_id: int, now: datetime, after: int | None) -> bool:
     """Mark an entrant withdrawn (once); ``after``: the rounds paired so far (None before
     the event started)."""

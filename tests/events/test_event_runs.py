@@ -346,6 +346,126 @@ def test_a_board_whose_game_cannot_be_made_stops_no_other_board(env, monkeypatch
     assert len(running_games(env, public_id)) == 2
 
 
+def test_an_erased_player_leaves_the_event_and_its_pages_lose_their_name(env):
+    """Erasure (docs/deploy.md): the name becomes the label at once, in the page and the
+    record; at the job's next run the player leaves as by withdrawing (their running game
+    resigned, their later boards forfeited), and the event plays on to the end."""
+    from pbem.services.accounts import erasure
+    from pbem.services.core import access
+
+    public_id, ids = new_event(env, "vanish", 4, format="round-robin")
+    erasure.erase(env, ids[1], access.Client())
+    page = pages.event_page(env, public_id)
+    assert "Vanish 2" not in [e.name for e in page.entrants]
+    assert "Vanish 2" not in json.dumps(pages.record(env, public_id))
+    rounds.advance(env)
+    page = pages.event_page(env, public_id)
+    assert [e.withdrawn for e in page.entrants] == [False, True, False, False]
+    assert len(running_games(env, public_id)) == 1  # theirs was resigned
+    for _ in range(4):
+        if state(env, public_id) == "finished":
+            break
+        finish_round(env, public_id)
+    assert state(env, public_id) == "finished"
+    assert _record_checks(env, public_id).ok
+
+
+def test_an_account_erased_before_its_event_starts_is_not_in_it(env):
+    from pbem.services.accounts import erasure
+    from pbem.services.core import access
+
+    from .services_play import players
+
+    ids = players(env, "early-gone", 4)
+    spec = lifecycle.EventSpec(name="Gone cup", format="round-robin", max_players=4)
+    public_id = lifecycle.create(env, ids[0], spec).public_id
+    for pid in ids[:3]:
+        entries.join(env, public_id, pid)
+    erasure.erase(env, ids[2], access.Client())
+    entries.join(env, public_id, ids[3])  # fills it: it starts without the erased one
+    assert state(env, public_id) == "running"
+    page = pages.event_page(env, public_id)  # left before the start: not listed
+    assert [e.name for e in page.entrants] == ["Early-Gone 1", "Early-Gone 2", "Early-Gone 4"]
+
+
+def test_a_board_without_its_game_does_not_hold_the_others_timeouts(env, monkeypatch):
+    from pbem.services.core.errors import InvalidInput
+    from pbem.services.play import new_games
+
+    real = new_games.create_game
+
+    def refusing(env_, players, **kw):
+        if any(p.email == "holdup1@example.test" for p in players):
+            raise InvalidInput("refused")
+        return real(env_, players, **kw)
+
+    monkeypatch.setattr(new_games, "create_game", refusing)
+    public_id, _ids = new_event(env, "holdup", 4, format="swiss", rounds=2, days_per_move=2)
+    ((game, _),) = running_games(env, public_id)
+    time_out(env, game)
+    assert rounds.advance(env).claimed >= 1  # the other board's timeout is claimed
+    assert running_games(env, public_id) == [] and state(env, public_id) == "running"
+    assert len(pages.event_page(env, public_id).rounds) == 1  # the round waits for its board
+
+
+def test_a_player_who_withdraws_while_the_round_is_made_gets_no_game_to_win(env, monkeypatch):
+    from pbem.services.play import new_games
+
+    from .services_play import players
+
+    ids = players(env, "midway", 4)
+    spec = lifecycle.EventSpec(name="Midway cup", format="swiss", rounds=1, max_players=4)
+    public_id = lifecycle.create(env, ids[0], spec).public_id
+    for pid in ids[:3]:
+        entries.join(env, public_id, pid)
+    real, calls = new_games.create_game, []
+
+    def withdrawing_meanwhile(env_, players_, **kw):
+        calls.append(players_)
+        if len(calls) == 1:  # a player of the other board leaves as this game is made
+            mine = {p.email for p in players_}
+            other = next(i for i in ids if f"midway{ids.index(i) + 1}@example.test" not in mine)
+            entries.withdraw(env_, public_id, other)
+        return real(env_, players_, **kw)
+
+    monkeypatch.setattr(new_games, "create_game", withdrawing_meanwhile)
+    entries.join(env, public_id, ids[3])  # fills and starts it
+    assert len(calls) == 2 and len(running_games(env, public_id)) == 1
+    page = pages.event_page(env, public_id)
+    gone = next(e.name for e in page.entrants if e.withdrawn)
+    row = next(r for r in page.standings if r.name == gone)
+    assert row.points == 0  # their game was resigned: a loss, not a win
+
+
+def test_the_organisers_start_racing_the_job_is_no_failure(env, monkeypatch):
+    public_id, ids = _dated(env, "racejob", 3)
+    real = rounds.pair_next
+
+    def job_first(env_, public_id_):
+        real(env_, public_id_)  # the scheduler's run pairs round 1 just before
+        return real(env_, public_id_)
+
+    monkeypatch.setattr(rounds, "pair_next", job_first)
+    assert entries.start_now(env, public_id, ids[0]) == 1
+    assert state(env, public_id) == "running" and len(running_games(env, public_id)) == 1
+
+
+def test_the_job_racing_the_organisers_start_is_no_failure(env, monkeypatch, caplog):
+    public_id, _ids = _dated(env, "racejob2", 3)
+    real = rounds.pair_next
+
+    def organiser_first(env_, public_id_):
+        real(env_, public_id_)  # the organiser's start pairs round 1 just before the job
+        return real(env_, public_id_)
+
+    with env.db.write() as session:  # the organiser's start has set it running
+        session.scalars(select(Event).where(Event.public_id == public_id)).one().state = "running"
+    monkeypatch.setattr(rounds, "pair_next", organiser_first)
+    rounds.advance(env)
+    assert "could not advance" not in caplog.text
+    assert len(running_games(env, public_id)) == 1
+
+
 def test_a_round_game_is_an_ordinary_game_with_its_record(env):
     public_id, _ids = new_event(env, "plain", 2, format="swiss", rounds=1)
     ((game, _),) = running_games(env, public_id)

@@ -14,6 +14,8 @@ from sqlalchemy import MetaData, select
 from pbem.mail.delivery import BACKOFF, SmtpBackend
 from pbem.services.accounts import address_change
 from pbem.services.core import access
+from pbem.services.core.identity import player_for
+from pbem.services.events import entries, lifecycle
 from pbem.services.play import game_pages, moves, new_games, ratings
 from pbem.services.records import game_records
 from pbem.services.scheduled import jobs
@@ -79,7 +81,13 @@ def _signed_up(env, client) -> int:
 def test_after_erasure_no_table_holds_the_name_or_an_address(smtp_env, smtp_server, client):
     env = smtp_env
     finished, running = _new_game(env), _new_game(env)
-    _signed_up(env, client)
+    zenobia = _signed_up(env, client)
+    # an event she joined, which has not started: its list of players names her
+    with env.db.write() as session:
+        organiser = player_for(session, "organiser@example.test", "Org", env.clock.now()).id
+    spec = lifecycle.EventSpec(name="Spring cup", max_players=4)
+    event = lifecycle.create(env, organiser, spec).public_id
+    entries.join(env, event, zenobia)
     # her uses of her link, one of them a move mailed in (its user agent is her address)
     mine = token(env, running, 0)
     moves.submit_move(

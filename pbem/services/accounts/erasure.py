@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from ...store import access_log, outbox
 from ...store import bounces as bounce_rows
 from ...store import challenges as challenge_rows
+from ...store import events as event_rows
 from ...store import players as player_rows
 from ...store.models import OutboxMessage, Player
 from ..core import privacy
@@ -74,6 +75,9 @@ def erase(env: Env, player_id: int, client: Client) -> int:
         for bot in player_rows.bots_of(session, player.id):  # their bots stop (docs/bots.md)
             bot.bot_token_hash = None
         challenge_rows.forget_player(session, player.id)
+        # an event's page and record name the label; the player leaves the event at its
+        # next run (``events.rounds``: their links are dead, so they could never play)
+        event_rows.forget_player(session, player.id, label)
         log_account_use(session, env, player, "erased", client)
         _reduce_access(session, player.id, keys, addresses, now)
         return len(seats)

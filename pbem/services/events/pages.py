@@ -2,7 +2,7 @@
 
 The standings, the crosstable and the pairings are recomputed from the results each
 time (``draw``): nothing of them is stored (like a game's state, invariant 1). The seed
-is shown only once the event is finished.
+is shown only once the event is over: finished, or cancelled before it started.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ...store import events as event_rows
 from ...store import games as game_store
 from ...store import outbox as outbox_store
 from ...store import wakeup
-from ...store.models import Event, EventPairing, Game, Player
+from ...store.models import Event, EventEntrant, EventPairing, Game, Player
 from ..core.access import Client
 from ..core.env import Env
 from ..core.errors import NotAllowed, ServiceError, WrongState
@@ -68,6 +68,7 @@ def start(env: Env, public_id: str, *, by: int | None = None) -> int | None:
         if by is not None and event.creator_id != by:
             raise NotAllowed(_l("Only the event's organiser can start it."))
         lifecycle.still_open(event)
+        _leave_if_erased(session, event, now, None)
         active = event_rows.active(session, event.id)
         if len(active) < lifecycle.MIN_PLAYERS and by is not None:
             raise WrongState(
@@ -81,7 +82,25 @@ def start(env: Env, public_id: str, *, by: int | None = None) -> int | None:
                 player = session.get(Player, entrant.player_id)
                 entrant.rating = player.rating_mu if player is not None else None
         event.state, event.started_at = "running", now
-    return pair_next(env, public_id)
+    try:
+        return pair_next(env, public_id)
+    except WrongState:  # the scheduler's job paired round 1 first: it runs all the same
+        return 1
+
+
+def _leave_if_erased(session: Session, event: Event, now: datetime, after: int | None) -> list[int]:
+    """Entrants whose account was erased leave the event, as by withdrawing (docs/deploy.md,
+    "Retention and erasure"): their seat links are dead, so they could never play. Returns
+    the entrants who left (their running games are still to be resigned)."""
+    gone = []
+    for entrant in event.entrants:
+        if entrant.player_id is None or entrant.withdrawn_at is not None:
+            continue
+        player = session.get(Player, entrant.player_id)
+        erased = player is not None and player.erased_at is not None
+        if erased and event_rows.withdraw(session, entrant.id, now, after):
+            gone.append(entrant.id)
+    return gone
 
 
 def _played(session: Session, env: Env, game: Game | None) -> tuple[Match, str] | None:
@@ -221,6 +240,11 @@ def _make_games(env: Env, event_id: int) -> int:
             assert game is not None
             if not rated:
                 game.rated_at = game.created_at  # never counted in the ratings
+            left = [
+                e.id
+                for e in (session.get(EventEntrant, i) for i in seated)
+                if e is not None and e.withdrawn_at is not None
+            ]
             if not event_rows.link_game(session, pairing_id, game.id):
                 # another run (the job and ``pbem event pair`` at once) made this board's
                 # game first: this one stays unlinked and unmailed, and is ended here
@@ -231,7 +255,7 @@ def _make_games(env: Env, event_id: int) -> int:
             log = replay_log(env, session, game)
             opened = told.last_move(log) if log.n else None
             for seat in (0, 1):
-                if game.seats[seat].bot is None:
+                if game.seats[seat].bot is None and seated[seat] not in left:
                     queued_mails.event_round(
                         session,
                         env,
@@ -248,6 +272,8 @@ def _make_games(env: Env, event_id: int) -> int:
             to_move = log.match.to_move
             if to_move is not None and game.seats[to_move].bot is not None:
                 wakeup.computer_to_move(session)  # the computer starts: at once
+        for entrant_id in left:  # withdrew while its game was made: resigned, as on leaving
+            resign_games(env, public_id, entrant_id)
     return len(todo)
 
 
@@ -338,6 +364,12 @@ def advance_event(env: Env, public_id: str) -> Advanced:
 
 
 def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        so_far = len(event_rows.rounds(session, event.id))
+        erased = _leave_if_erased(session, event, env.clock.now(), so_far)
+    for entrant_id in erased:
+        resign_games(env, public_id, entrant_id)
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
         made = event_rows.rounds(session, event.id)
@@ -368,10 +400,9 @@ def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
                 key = game.seats[waiting].key_version
                 overdue.append((game.public_id, waiting, key, len(log)))
         event_id = event.id
-    if unmade:
-        _make_games(env, event_id)  # a run cut short between the pairing and the games
-        return
-    for game_id, seat, version, n in overdue:
+    if unmade:  # a run cut short between the pairing and the games, or a board refused
+        _make_games(env, event_id)
+    for game_id, seat, version, n in overdue:  # the round's other games go on meanwhile
         token = env.links.seat_token(game_id, seat, version)
         try:
             moves.claim_win(env, token, n + 1, CLIENT, source="event")
@@ -379,7 +410,7 @@ def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
             running -= 1
         except WrongState:
             pass
-    if running:
+    if running or unmade:  # a board made just now runs; one still refused holds the round
         return
     if current is not None and _tie_breaks(env, public_id, current):
         return
@@ -389,7 +420,11 @@ def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
             if row.ended_at is not None:
                 return
             row.ended_at = env.clock.now()
-    if pair_next(env, public_id) is None:
+    try:
+        paired = pair_next(env, public_id)
+    except WrongState:  # another run (the organiser's early start, say) paired it first
+        return
+    if paired is None:
         done.finished += 1
     else:
         done.rounds += 1
