@@ -63,8 +63,7 @@ def pair_round(
     ids = [e.id for e in entrants]
     if len(set(ids)) != len(ids):
         raise ValueError("two entrants have the same id")
-    counted = len(entrants) if rules.format in ROUND_ROBINS else len(_starters(entrants))
-    total = round_count(rules, counted)
+    total = rounds_of(rules, entrants)
     if not 1 <= round_no <= total:
         raise ValueError(f"the event has rounds 1 to {total}, not {round_no}")
     earlier = [p for p in pairings if p.round < round_no]
@@ -77,6 +76,13 @@ def pair_round(
 
 
 ROUND_ROBINS = (Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN)
+
+
+def rounds_of(rules: EventRules, entrants: Sequence[Entrant]) -> int:
+    """How many rounds the event plays: a round robin's schedule counts every entrant,
+    Swiss and elimination those who did not withdraw before round 1."""
+    counted = len(entrants) if rules.format in ROUND_ROBINS else len(_starters(entrants))
+    return round_count(rules, counted)
 
 
 def _starters(entrants: Sequence[Entrant]) -> list[Entrant]:

@@ -18,7 +18,7 @@ from pbem.engine.record import Record
 from pbem.engine.verify import Check, same_json, verify
 
 from .formats import round_count
-from .pairing import ROUND_ROBINS, Pairing, pair_round, round_finished, tie_breaks
+from .pairing import ROUND_ROBINS, Pairing, pair_round, round_finished, rounds_of, tie_breaks
 from .record import EventRecord, parse, standing_json
 from .results import GameResult, from_match
 from .standings import standings
@@ -67,6 +67,7 @@ def verify_event(
     checks.extend(_game_checks(record, game_records))  # the results first: the rest uses them
     if seed is not None:
         checks.append(_pairings_check(record, seed))
+        checks.append(_complete_check(record))
     checks.append(_standings_check(record, seed))
     given = {r.game_id for r in game_records}
     missing = sum(1 for r in record.results if r.game_id and r.game_id not in given)
@@ -223,6 +224,34 @@ def _outcome(r: GameResult) -> str:
 
 def _order(p: Pairing) -> tuple[int, int]:
     return (p.board, p.game)
+
+
+def _complete_check(record: EventRecord) -> Check:
+    """A record whose seed is published is an event over: every round it plays, every
+    game with its result; or none at all, an event cancelled before it started. Else
+    rounds were cut from it, or results left out."""
+    total = rounds_of(record.rules, record.entrants)
+    played = sorted({p.round for p in record.pairings})
+    if not played:
+        return Check("complete", True, "no round: the event was cancelled before it started")
+    if played != list(range(1, total + 1)):
+        held = f"rounds {played[0]} to {played[-1]}" if len(played) > 1 else f"round {played[0]}"
+        return Check(
+            "complete",
+            False,
+            f"the record holds {held} of the {total} the event plays: rounds were cut from "
+            "it (the seed is published only when the event is over)",
+        )
+    decided = {(r.round, r.board, r.game) for r in record.results}
+    for p in sorted(record.pairings, key=lambda p: (p.round, p.board, p.game)):
+        if not p.is_bye and (p.round, p.board, p.game) not in decided:
+            return Check(
+                "complete",
+                False,
+                f"round {p.round}, board {p.board} has no result, yet the seed is published "
+                "only when the event is over",
+            )
+    return Check("complete", True, f"all {total} rounds, every game with its result")
 
 
 def _standings_check(record: EventRecord, seed: bytes | None) -> Check:

@@ -60,7 +60,8 @@ def test_create_start_pair_and_export_an_event(cli_env, tmp_path, monkeypatch): 
     out = tmp_path / "event.json"
     assert run("event", "export", event_id, "--out", str(out)).exit_code == 0
     data = json.loads(out.read_text())
-    assert data["format"] == core.EVENT_FORMAT and data["seed"] is None
+    assert data["format"] == core.EVENT_FORMAT and data["seed"] is not None  # cancelled
+    assert core.verify_event(data).ok  # no round: cancelled before it started
     bad = run(
         "event",
         "create",

@@ -24,7 +24,7 @@ def test_an_untampered_event_verifies_with_its_games(event):
     games = len(event.games)
     assert names[:2] == ["commitment", "results"]  # the results, then what uses them
     assert all(n.startswith("game ") for n in names[2 : 2 + games])
-    assert names[2 + games :] == ["pairings", "standings"]
+    assert names[2 + games :] == ["pairings", "complete", "standings"]
     assert report.unchecked == ()
 
 
@@ -456,3 +456,19 @@ def test_the_games_not_given_are_counted_in_words(round_robin):
         "3 games' records were not given: their results and chain hashes are the event's "
         "word for them",
     )
+
+
+def test_a_record_cut_short_or_with_a_result_left_out_is_refused(swiss, elimination):
+    """The seed is published only when the event is over: a record with it holds every
+    round and every result (record-format §10.6, `complete`)."""
+    for event in (swiss, elimination):
+        d = data(event)
+        total = len(d["rounds"])
+        d["rounds"] = d["rounds"][:-1]
+        why = refused(d, [])
+        assert why.startswith(f"complete: the record holds rounds 1 to {total - 1} of the "), why
+        d = data(event)
+        last = d["rounds"][-1]["games"][0]
+        last["result"] = last["game_id"] = last["chain_hash"] = None
+        why = refused(d, [])
+        assert why.startswith(f"complete: round {total}, board 1 has no result"), why
