@@ -380,7 +380,8 @@ def test_the_home_page_says_why_a_name_reads_as_an_address_or_blank(client, env,
     assert answer.status_code == 400 and says in answer.text
     assert _counts(env) == before
     greek = client.post("/", data=form, headers={"Accept-Language": "el"})
-    assert greek.status_code == 400 and says not in greek.text and "Δεύτερος" in greek.text
+    # named as the form heads it ("Your opponent"), in the reader's language
+    assert greek.status_code == 400 and says not in greek.text and "Ο αντίπαλός σας" in greek.text
 
 
 #: What makes text read as addresses in a mail client's ``To`` line.
