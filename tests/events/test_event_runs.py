@@ -322,21 +322,30 @@ def test_only_the_organiser_hears_that_a_cancel_needs_confirming(env):
         entries.cancel(env, public_id, ids[0], confirmed=False)
 
 
-def test_a_board_whose_game_cannot_be_made_stops_no_other_board(env, monkeypatch, caplog):
-    """A stored row today's checks refuse (an address, say) leaves its board without a
-    game, logged and tried again at each run; the other boards play, and the join that
-    filled the event is no failure."""
+def _refuse_games_of(monkeypatch, email: str):
+    """Game creation refuses every game of ``email`` (as a stored row today's checks
+    refuse); returns the real ``create_game``, to mend it."""
     from pbem.services.core.errors import InvalidInput
     from pbem.services.play import new_games
 
     real = new_games.create_game
 
     def refusing(env_, players, **kw):
-        if any(p.email == "badrow1@example.test" for p in players):
-            raise InvalidInput("First player: 'badrow1' does not look like an email address")
+        if any(p.email == email for p in players):
+            raise InvalidInput(f"First player: '{email}' does not look like an email address")
         return real(env_, players, **kw)
 
     monkeypatch.setattr(new_games, "create_game", refusing)
+    return real
+
+
+def test_a_board_whose_game_cannot_be_made_stops_no_other_board(env, monkeypatch, caplog):
+    """A stored row today's checks refuse (an address, say) leaves its board without a
+    game, logged and tried again at each run; the other boards play, and the join that
+    filled the event is no failure."""
+    from pbem.services.play import new_games
+
+    real = _refuse_games_of(monkeypatch, "badrow1@example.test")
     public_id, _ids = new_event(env, "badrow", 4, format="swiss", rounds=1)
     assert state(env, public_id) == "running"
     assert len(running_games(env, public_id)) == 1  # the other board plays
@@ -389,17 +398,7 @@ def test_an_account_erased_before_its_event_starts_is_not_in_it(env):
 
 
 def test_a_board_without_its_game_does_not_hold_the_others_timeouts(env, monkeypatch):
-    from pbem.services.core.errors import InvalidInput
-    from pbem.services.play import new_games
-
-    real = new_games.create_game
-
-    def refusing(env_, players, **kw):
-        if any(p.email == "holdup1@example.test" for p in players):
-            raise InvalidInput("refused")
-        return real(env_, players, **kw)
-
-    monkeypatch.setattr(new_games, "create_game", refusing)
+    _refuse_games_of(monkeypatch, "holdup1@example.test")
     public_id, _ids = new_event(env, "holdup", 4, format="swiss", rounds=2, days_per_move=2)
     ((game, _),) = running_games(env, public_id)
     time_out(env, game)
