@@ -14,7 +14,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .models import Event, EventEntrant, EventPairing, EventRound, Game
+from .models import Event, EventEntrant, EventPairing, EventRound, Game, Player
 
 
 class RoundMade(RuntimeError):
@@ -70,6 +70,23 @@ def active(session: Session, event_id: int) -> list[EventEntrant]:
         session.scalars(
             select(EventEntrant)
             .where(EventEntrant.event_id == event_id, EventEntrant.withdrawn_at.is_(None))
+            .order_by(EventEntrant.id)
+        )
+    )
+
+
+def erased_active(session: Session, event_id: int) -> list[int]:
+    """The entrants still in the event whose account was erased (one query: the events
+    job asks it of every running event at every run)."""
+    return list(
+        session.scalars(
+            select(EventEntrant.id)
+            .join(Player, Player.id == EventEntrant.player_id)
+            .where(
+                EventEntrant.event_id == event_id,
+                EventEntrant.withdrawn_at.is_(None),
+                Player.erased_at.is_not(None),
+            )
             .order_by(EventEntrant.id)
         )
     )

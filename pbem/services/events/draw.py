@@ -196,9 +196,16 @@ class Row:
     computer: str | None
 
 
+def seed_shown(event: Event) -> str | None:
+    """The event's seed once it is over (finished, or cancelled before it started), else
+    None: what its page, the API and its record show."""
+    return event.seed if event.state in ("finished", "cancelled") else None
+
+
 def _seed_if_over(event: Event) -> bytes | None:
     """The lot that orders full ties is drawn from the seed, shown only at the end."""
-    return bytes.fromhex(event.seed) if event.state in ("finished", "cancelled") else None
+    shown = seed_shown(event)
+    return None if shown is None else bytes.fromhex(shown)
 
 
 def standings(
@@ -306,7 +313,7 @@ def record(
         rules(event),
         iso(event.created_at),
         event.commitment,
-        event.seed if event.state in ("finished", "cancelled") else None,
+        seed_shown(event),
         tuple(entrants_of(entrants)),
         tuple(pairings_of(rows, entrants)),
         tuple(_results(results)),

@@ -172,7 +172,7 @@ def event_page(env: Env, public_id: str, viewer_id: int | None = None) -> EventP
             _summary(event),
             event.access,
             event.commitment,
-            event.seed if event.state in ("finished", "cancelled") else None,
+            draw.seed_shown(event),
             draw.rounds_planned(event, entrants) if event.state != "cancelled" else None,
             tuple(
                 Entrant(e.name, e.computer_level, e.withdrawn_at is not None, e is mine)

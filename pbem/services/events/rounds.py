@@ -92,15 +92,11 @@ def _leave_if_erased(session: Session, event: Event, now: datetime, after: int |
     """Entrants whose account was erased leave the event, as by withdrawing (docs/deploy.md,
     "Retention and erasure"): their seat links are dead, so they could never play. Returns
     the entrants who left (their running games are still to be resigned)."""
-    gone = []
-    for entrant in event.entrants:
-        if entrant.player_id is None or entrant.withdrawn_at is not None:
-            continue
-        player = session.get(Player, entrant.player_id)
-        erased = player is not None and player.erased_at is not None
-        if erased and event_rows.withdraw(session, entrant.id, now, after):
-            gone.append(entrant.id)
-    return gone
+    return [
+        entrant_id
+        for entrant_id in event_rows.erased_active(session, event.id)
+        if event_rows.withdraw(session, entrant_id, now, after)
+    ]
 
 
 def _played(session: Session, env: Env, game: Game | None) -> tuple[Match, str] | None:
@@ -364,12 +360,11 @@ def advance_event(env: Env, public_id: str) -> Advanced:
 
 
 def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
-    with env.db.write() as session:
-        event = lifecycle.event_row(session, public_id, lock=True)
-        so_far = len(event_rows.rounds(session, event.id))
-        erased = _leave_if_erased(session, event, env.clock.now(), so_far)
-    for entrant_id in erased:
-        resign_games(env, public_id, entrant_id)
+    with env.db.read() as session:
+        erased = event_rows.erased_active(session, lifecycle.event_row(session, public_id).id)
+    if erased:  # rare: a write only then
+        _erased_leave(env, public_id)
+        return  # the round goes on at the next run, without them
     with env.db.read() as session:
         event = lifecycle.event_row(session, public_id)
         made = event_rows.rounds(session, event.id)
@@ -428,6 +423,17 @@ def _advance_one(env: Env, public_id: str, done: Advanced) -> None:
         done.finished += 1
     else:
         done.rounds += 1
+
+
+def _erased_leave(env: Env, public_id: str) -> None:
+    """A running event's erased entrants leave it: their running games resigned, their
+    later boards forfeited, as a withdrawal's."""
+    with env.db.write() as session:
+        event = lifecycle.event_row(session, public_id, lock=True)
+        so_far = len(event_rows.rounds(session, event.id))
+        gone = _leave_if_erased(session, event, env.clock.now(), so_far)
+    for entrant_id in gone:
+        resign_games(env, public_id, entrant_id)
 
 
 def _tie_breaks(env: Env, public_id: str, number: int) -> bool:
