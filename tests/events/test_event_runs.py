@@ -434,6 +434,8 @@ def test_a_player_who_withdraws_while_the_round_is_made_gets_no_game_to_win(env,
     gone = next(e.name for e in page.entrants if e.withdrawn)
     row = next(r for r in page.standings if r.name == gone)
     assert row.points == 0  # their game was resigned: a loss, not a win
+    number = gone.split()[-1]
+    assert _round_mails(env, f"midway{number}@example.test") == []  # and no mail for it
 
 
 def test_the_organisers_start_racing_the_job_is_no_failure(env, monkeypatch):
