@@ -29,8 +29,13 @@ from .round import Round
 CAMEL = int(Card.CAMEL)
 _PILES: tuple[tuple[int, ...], ...] = tuple(GOODS_TOKENS[g] for g in GOODS)
 _PILE_SIZES = tuple(len(p) for p in _PILES)
+_GOOD_RANGE = range(len(_PILES))
 _MIN_SALE = tuple(PRECIOUS_MINIMUM_SALE if g.is_precious else 1 for g in GOODS)
 _FIRST_BONUS = BONUS_SIZES[0]
+#: ``_BONUS_PILE[n]``: the bonus pile (its index) a sale of ``n`` cards draws from, or None.
+_BONUS_PILE = tuple(
+    None if (size := bonus_size(n)) is None else size - _FIRST_BONUS for n in range(HAND_LIMIT + 1)
+)
 
 
 class Playout:
@@ -111,11 +116,11 @@ class Playout:
             raise IllegalMoveError("sell_camel")
         if count < 1:
             raise IllegalMoveError("sell_nothing")
-        word = Card(g).word
         if count < _MIN_SALE[g]:
-            raise IllegalMoveError("sell_too_few_precious", card=word)
+            raise IllegalMoveError("sell_too_few_precious", card=Card(g).word)
         hand = self.hands[me]
         if hand[g] < count:
+            word = Card(g).word
             raise IllegalMoveError("not_in_hand", have=hand[g], card=word, want=f"{count} {word}")
         hand[g] -= count
         self.discard[g] += count
@@ -124,9 +129,8 @@ class Playout:
         if got:
             self.tokens_taken[g] = taken + len(got)
             self.goods_won[me].extend(got)
-        size = bonus_size(count)
-        if size is not None:
-            i = size - _FIRST_BONUS
+        i = _BONUS_PILE[count]
+        if i is not None:
             drawn = self.bonus_taken[i]
             if drawn < len(self.bonus[i]):
                 self.bonus_taken[i] = drawn + 1
@@ -134,7 +138,10 @@ class Playout:
         self.to_move = 1 - me
         if got:
             taken_all = self.tokens_taken
-            empty = sum(1 for k in range(len(_PILES)) if taken_all[k] == _PILE_SIZES[k])
+            empty = 0
+            for k in _GOOD_RANGE:
+                if taken_all[k] == _PILE_SIZES[k]:
+                    empty += 1
             if empty >= EMPTY_PILES_TO_END:
                 self.end = "piles"
 

@@ -458,10 +458,12 @@ def _legal_moves(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> t
     return (*takes, *_exchanges(hand, market, herd), *sales)
 
 
+@lru_cache(maxsize=8192)
 def _simple_moves(
     hand: tuple[int, ...], market: tuple[int, ...]
 ) -> tuple[tuple[Move, ...], tuple[Move, ...]]:
-    """The legal takes (goods, then the camels) and sales: every move but the exchanges."""
+    """The legal takes (goods, then the camels) and sales: every move but the exchanges
+    (kept as ``_legal_moves`` are, for the same reason)."""
     takes: list[Move] = []
     if _room_to_take(sum(hand)):
         takes.extend(TakeGood(g) for g in GOODS if market[g])
@@ -480,13 +482,25 @@ def _exchanges(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> lis
     for k in range(_MIN_EXCHANGE, total_market + 1):
         min_goods_given = _goods_to_give(size, k)
         for take in _submultisets(market_goods, k):
-            taken = cards_of(take)
+            taken = _cards(take)
             offer = tuple(0 if take[c] else hand[c] for c in range(6))
             for camels in range(min(herd, k - min_goods_given), -1, -1):
                 camel_cards = (Card.CAMEL,) * camels
                 for give in _submultisets(offer, k - camels):
-                    moves.append(Exchange.canonical(taken, cards_of(give) + camel_cards))
+                    moves.append(Exchange.canonical(taken, _cards(give) + camel_cards))
     return moves
+
+
+#: ``cards_of`` of the count vectors exchanges take and give (a few hundred: at most five
+#: cards each), kept because a search lists the exchanges of thousands of sampled hands.
+_CARDS: dict[tuple[int, ...], tuple[Card, ...]] = {}
+
+
+def _cards(counts: tuple[int, ...]) -> tuple[Card, ...]:
+    cards = _CARDS.get(counts)
+    if cards is None:
+        cards = _CARDS[counts] = cards_of(counts)
+    return cards
 
 
 def _room_to_take(hand_size: int) -> bool:
@@ -509,8 +523,14 @@ def _n_cards(n: int, card: int) -> str:
     return f"{n} {Card(card).word}"
 
 
-def _submultisets(counts: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
-    """Every way to choose ``size`` cards from a count vector, as count vectors."""
+@lru_cache(maxsize=16384)
+def _submultisets(counts: tuple[int, ...], size: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to choose ``size`` cards from a count vector, as count vectors (kept: the
+    exchanges of a search's sampled hands ask for the same few thousand again and again)."""
+    return tuple(_each_submultiset(counts, size))
+
+
+def _each_submultiset(counts: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
     n = len(counts)
     chosen = [0] * n
 
