@@ -30,7 +30,9 @@ every exchange of each sampled opponent hand cost a quarter of the search.
 
 Speed is strength here (the levels are iteration counts, and the computer is measured
 against players given the same time): the worlds come from one ``Dealer`` per search,
-and the rollouts run in place on an ``engine.Playout`` (docs/performance.md, "0.3.0").
+and the rollouts run in place on an ``engine.Playout`` (docs/performance.md, "0.3.0"); a
+player's search stops once no other move can overtake its choice (``ranked``'s
+``decided``: the same move, about a quarter less time).
 """
 
 from __future__ import annotations
