@@ -29,7 +29,6 @@ from .round import Round
 CAMEL = int(Card.CAMEL)
 _PILES: tuple[tuple[int, ...], ...] = tuple(GOODS_TOKENS[g] for g in GOODS)
 _PILE_SIZES = tuple(len(p) for p in _PILES)
-_GOOD_RANGE = range(len(_PILES))
 _MIN_SALE = tuple(PRECIOUS_MINIMUM_SALE if g.is_precious else 1 for g in GOODS)
 _FIRST_BONUS = BONUS_SIZES[0]
 #: ``_BONUS_PILE[n]``: the bonus pile (its index) a sale of ``n`` cards draws from, or None.
@@ -138,10 +137,7 @@ class Playout:
         self.to_move = 1 - me
         if got:
             taken_all = self.tokens_taken
-            empty = 0
-            for k in _GOOD_RANGE:
-                if taken_all[k] == _PILE_SIZES[k]:
-                    empty += 1
+            empty = sum(1 for k in range(len(_PILES)) if taken_all[k] == _PILE_SIZES[k])
             if empty >= EMPTY_PILES_TO_END:
                 self.end = "piles"
 

@@ -491,16 +491,9 @@ def _exchanges(hand: tuple[int, ...], market: tuple[int, ...], herd: int) -> lis
     return moves
 
 
-#: ``cards_of`` of the count vectors exchanges take and give (a few hundred: at most five
-#: cards each), kept because a search lists the exchanges of thousands of sampled hands.
-_CARDS: dict[tuple[int, ...], tuple[Card, ...]] = {}
-
-
-def _cards(counts: tuple[int, ...]) -> tuple[Card, ...]:
-    cards = _CARDS.get(counts)
-    if cards is None:
-        cards = _CARDS[counts] = cards_of(counts)
-    return cards
+#: ``cards_of`` of the count vectors exchanges take and give, kept (at most five cards
+#: each: a few hundred vectors) because a search lists the exchanges of thousands of hands.
+_cards = lru_cache(maxsize=None)(cards_of)
 
 
 def _room_to_take(hand_size: int) -> bool:
